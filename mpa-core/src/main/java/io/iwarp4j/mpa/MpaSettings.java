@@ -1,0 +1,308 @@
+package io.iwarp4j.mpa;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What one end of an MPA connection asks for and offers during startup (RFC 5044 §7.1,
+ * RFC 6581 §9). Immutable; build with {@link #builder()}.
+ *
+ * <p>The defaults match what Linux siw sends and expects: Rev 2 with the S bit and IRD/ORD,
+ * CRC requested, no Markers (siw rejects them), client-server model.
+ */
+public final class MpaSettings {
+  /** The largest Private Data a startup frame may carry (RFC 5044 §7.1.1). */
+  public static final int MAX_PRIVATE_DATA = 512;
+  /** Octets of RFC 6581 enhanced connection data at the start of Private Data when S=1. */
+  public static final int ENHANCED_DATA_LENGTH = 4;
+  /** IRD/ORD value meaning "no automatic negotiation" (RFC 6581 §9.1). */
+  public static final int IRD_ORD_NO_NEGOTIATION = 0x3FFF;
+
+  private static final MpaSettings DEFAULTS = builder().build();
+
+  private final int revision;
+  private final boolean enhanced;
+  private final boolean crc;
+  private final boolean markers;
+  private final boolean peerToPeer;
+  private final Set<RtrType> rtrTypes;
+  private final int ird;
+  private final int ord;
+  private final byte[] privateData;
+  private final Duration requestTimeout;
+  private final Duration replyTimeout;
+  private final int emss;
+  private final int maxUlpduLength;
+
+  private MpaSettings(Builder b) {
+    this.revision = b.revision;
+    this.enhanced = b.enhanced;
+    this.crc = b.crc;
+    this.markers = b.markers;
+    this.peerToPeer = b.peerToPeer;
+    this.rtrTypes = Collections.unmodifiableSet(EnumSet.copyOf(b.rtrTypes));
+    this.ird = b.ird;
+    this.ord = b.ord;
+    this.privateData = b.privateData.clone();
+    this.requestTimeout = b.requestTimeout;
+    this.replyTimeout = b.replyTimeout;
+    this.emss = b.emss;
+    this.maxUlpduLength = b.maxUlpduLength;
+  }
+
+  /** The defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16. */
+  public static MpaSettings defaults() {
+    return DEFAULTS;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder that starts from these settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.revision = revision;
+    b.enhanced = enhanced;
+    b.crc = crc;
+    b.markers = markers;
+    b.peerToPeer = peerToPeer;
+    b.rtrTypes = EnumSet.copyOf(rtrTypes);
+    b.ird = ird;
+    b.ord = ord;
+    b.privateData = privateData.clone();
+    b.requestTimeout = requestTimeout;
+    b.replyTimeout = replyTimeout;
+    b.emss = emss;
+    b.maxUlpduLength = maxUlpduLength;
+    return b;
+  }
+
+  /** MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581). */
+  public int revision() {
+    return revision;
+  }
+
+  /** Whether the S bit and the 4 octets of enhanced connection data are sent (Rev 2 only). */
+  public boolean enhanced() {
+    return enhanced;
+  }
+
+  /** The C bit: whether this end asks for CRC32c (RFC 5044 §4.4; MUST default to on). */
+  public boolean crc() {
+    return crc;
+  }
+
+  /** The M bit: whether this end asks the peer to insert Markers in what it sends us. */
+  public boolean markers() {
+    return markers;
+  }
+
+  /** The A flag: peer-to-peer model with an RTR indication (RFC 6581 §9.2). */
+  public boolean peerToPeer() {
+    return peerToPeer;
+  }
+
+  /**
+   * RTR indications this end can use: offered by an Initiator (when peer-to-peer), supported by
+   * a Responder. Never empty.
+   */
+  public Set<RtrType> rtrTypes() {
+    return rtrTypes;
+  }
+
+  /** Inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation). */
+  public int ird() {
+    return ird;
+  }
+
+  /** Outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation). */
+  public int ord() {
+    return ord;
+  }
+
+  /** ULP private data carried after the enhanced data (a copy). */
+  public byte[] privateData() {
+    return privateData.clone();
+  }
+
+  /** Length of the ULP private data. */
+  public int privateDataLength() {
+    return privateData.length;
+  }
+
+  /** How long a Responder waits for the MPA Request (siw: 5 s). */
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  /** How long an Initiator waits for the MPA Reply (siw: 10 s). */
+  public Duration replyTimeout() {
+    return replyTimeout;
+  }
+
+  /** Effective MSS to size FPDUs by; 0 = read it from the socket where possible. */
+  public int emss() {
+    return emss;
+  }
+
+  /** Upper bound on the ULPDU length this end sends; 0 = derived from the EMSS only. */
+  public int maxUlpduLength() {
+    return maxUlpduLength;
+  }
+
+  /** Private Data octets a startup frame with these settings carries, enhanced data included. */
+  public int startupPrivateDataLength() {
+    return (enhancedInUse() ? ENHANCED_DATA_LENGTH : 0) + privateData.length;
+  }
+
+  /** Whether the frames carry RFC 6581 enhanced data (Rev 2 and S). */
+  public boolean enhancedInUse() {
+    return revision >= 2 && enhanced;
+  }
+
+  @Override
+  public String toString() {
+    return "MpaSettings{rev=" + revision + ", S=" + enhanced + ", crc=" + crc + ", markers="
+        + markers + ", p2p=" + peerToPeer + ", rtr=" + rtrTypes + ", ird=" + ird + ", ord=" + ord
+        + ", privateData=" + privateData.length + "B, requestTimeout=" + requestTimeout
+        + ", replyTimeout=" + replyTimeout + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength
+        + "}";
+  }
+
+  /** Builder; every setter validates its argument and names the problem when it is wrong. */
+  public static final class Builder {
+    private int revision = 2;
+    private boolean enhanced = true;
+    private boolean crc = true;
+    private boolean markers;
+    private boolean peerToPeer;
+    private EnumSet<RtrType> rtrTypes = EnumSet.allOf(RtrType.class);
+    private int ird = 16;
+    private int ord = 16;
+    private byte[] privateData = new byte[0];
+    private Duration requestTimeout = Duration.ofSeconds(5);
+    private Duration replyTimeout = Duration.ofSeconds(10);
+    private int emss;
+    private int maxUlpduLength;
+
+    private Builder() {
+    }
+
+    public Builder revision(int revision) {
+      if (revision != 1 && revision != 2) {
+        throw new IllegalArgumentException("MPA revision must be 1 or 2, not " + revision);
+      }
+      this.revision = revision;
+      return this;
+    }
+
+    public Builder enhanced(boolean enhanced) {
+      this.enhanced = enhanced;
+      return this;
+    }
+
+    public Builder crc(boolean crc) {
+      this.crc = crc;
+      return this;
+    }
+
+    public Builder markers(boolean markers) {
+      this.markers = markers;
+      return this;
+    }
+
+    public Builder peerToPeer(boolean peerToPeer) {
+      this.peerToPeer = peerToPeer;
+      return this;
+    }
+
+    public Builder rtrTypes(Set<RtrType> types) {
+      Objects.requireNonNull(types, "types");
+      if (types.isEmpty()) {
+        throw new IllegalArgumentException("at least one RTR type is required (RFC 6581 §9.2)");
+      }
+      this.rtrTypes = EnumSet.copyOf(types);
+      return this;
+    }
+
+    public Builder rtrTypes(RtrType first, RtrType... rest) {
+      return rtrTypes(EnumSet.of(first, rest));
+    }
+
+    public Builder ird(int ird) {
+      this.ird = checkIrdOrd("IRD", ird);
+      return this;
+    }
+
+    public Builder ord(int ord) {
+      this.ord = checkIrdOrd("ORD", ord);
+      return this;
+    }
+
+    public Builder privateData(byte[] data) {
+      Objects.requireNonNull(data, "data");
+      this.privateData = data.clone();
+      return this;
+    }
+
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = checkTimeout("requestTimeout", timeout);
+      return this;
+    }
+
+    public Builder replyTimeout(Duration timeout) {
+      this.replyTimeout = checkTimeout("replyTimeout", timeout);
+      return this;
+    }
+
+    public Builder emss(int emss) {
+      if (emss != 0 && (emss < 64 || emss > 65535)) {
+        throw new IllegalArgumentException("EMSS must be 0 (automatic) or 64..65535, not " + emss);
+      }
+      this.emss = emss;
+      return this;
+    }
+
+    public Builder maxUlpduLength(int length) {
+      if (length != 0 && (length < 64 || length > 65535)) {
+        throw new IllegalArgumentException(
+            "maxUlpduLength must be 0 (from EMSS) or 64..65535, not " + length);
+      }
+      this.maxUlpduLength = length;
+      return this;
+    }
+
+    public MpaSettings build() {
+      int pd = (revision >= 2 && enhanced ? ENHANCED_DATA_LENGTH : 0) + privateData.length;
+      if (pd > MAX_PRIVATE_DATA) {
+        throw new IllegalArgumentException("private data of " + privateData.length
+            + " octets does not fit: at most " + MAX_PRIVATE_DATA + " octets including "
+            + (pd - privateData.length) + " of enhanced data (RFC 5044 §7.1.1, RFC 6581 §9)");
+      }
+      if (peerToPeer && !(revision >= 2 && enhanced)) {
+        throw new IllegalArgumentException(
+            "peer-to-peer mode needs MPA revision 2 with enhanced data (RFC 6581 §9.2)");
+      }
+      return new MpaSettings(this);
+    }
+
+    private static int checkIrdOrd(String what, int value) {
+      if (value < 0 || value > IRD_ORD_NO_NEGOTIATION) {
+        throw new IllegalArgumentException(what + " must be 0..0x3FFF (14 bits), not " + value);
+      }
+      return value;
+    }
+
+    private static Duration checkTimeout(String what, Duration d) {
+      Objects.requireNonNull(d, what);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive, not " + d);
+      }
+      return d;
+    }
+  }
+}
