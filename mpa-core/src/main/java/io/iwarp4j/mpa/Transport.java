@@ -1,0 +1,79 @@
+package io.iwarp4j.mpa;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * The Netty transport a device runs on. {@link #AUTO} picks the native epoll transport where it
+ * is available (Linux x86_64 with the native library) and NIO otherwise; the other two force one.
+ */
+public enum Transport {
+  /** Epoll where available, else NIO. */
+  AUTO,
+  /** The native Linux epoll transport; fails fast where it is unavailable. */
+  EPOLL,
+  /** The JDK NIO transport, available everywhere. */
+  NIO;
+
+  /** The concrete transport this choice stands for on this machine: EPOLL or NIO. */
+  public Transport resolve() {
+    switch (this) {
+      case AUTO:
+        return Epoll.isAvailable() ? EPOLL : NIO;
+      case EPOLL:
+        if (!Epoll.isAvailable()) {
+          throw new IllegalStateException(
+              "the epoll transport was requested but is unavailable: " + Epoll.unavailabilityCause(),
+              Epoll.unavailabilityCause());
+        }
+        return EPOLL;
+      default:
+        return NIO;
+    }
+  }
+
+  /** An event loop group of {@code threads} threads (0 = Netty's default) for this transport. */
+  public EventLoopGroup newEventLoopGroup(int threads, ThreadFactory threadFactory) {
+    if (threads < 0) {
+      throw new IllegalArgumentException("threads must be >= 0, not " + threads);
+    }
+    IoHandlerFactory factory =
+        resolve() == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    return new MultiThreadIoEventLoopGroup(threads, threadFactory, factory);
+  }
+
+  /** The client socket channel class for this transport. */
+  public Class<? extends Channel> socketChannelClass() {
+    return resolve() == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+  }
+
+  /** The listening socket channel class for this transport. */
+  public Class<? extends ServerChannel> serverSocketChannelClass() {
+    return resolve() == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+  }
+
+  /**
+   * The effective MSS of a connected channel as the kernel reports it, or 0 when the transport
+   * cannot tell (NIO offers no portable way to read TCP_MAXSEG).
+   */
+  public static int kernelMss(Channel channel) {
+    if (channel instanceof EpollSocketChannel epoll && epoll.isActive()) {
+      long mss = epoll.tcpInfo().sndMss();
+      if (mss > 0 && mss <= 65535) {
+        return (int) mss;
+      }
+    }
+    return 0;
+  }
+}
