@@ -75,8 +75,9 @@ public final class DdpSegmenter {
   public void startAtMsn2(int qn) {
     checkQueue(qn);
     if (queueUsed[qn]) {
-      throw new IllegalStateException("queue " + qn + " already sent MSN " + (nextMsn[qn] - 1)
-          + "; it can start at MSN 2 only before its first message");
+      throw new IllegalStateException("queue " + qn + " is already in use (next MSN "
+          + Integer.toUnsignedString(nextMsn[qn]) + "); it can start at MSN 2 only before its"
+          + " first message");
     }
     queueUsed[qn] = true;
     nextMsn[qn] = 2;
@@ -153,7 +154,11 @@ public final class DdpSegmenter {
     long total = checkPayload(payload, rdmapLength);
     checkRoom(UntaggedHeader.LENGTH + rdmapLength, 0);
     checkRoom(UntaggedHeader.LENGTH, total);
+    // Consumed before the first segment leaves: should the writer fail mid-message, the peer may
+    // have seen part of this MSN, so it must never be reused.
     int msn = nextMsn[qn];
+    nextMsn[qn] = msn + 1; // wraps from 0xFFFFFFFF to 0, as RFC 5041 §4.3 requires
+    queueUsed[qn] = true;
     if (log.isDebugEnabled()) {
       log.debug("untagged message: qn={} msn={} rsvdUlp=0x{} length={}", qn,
           Integer.toUnsignedString(msn), Long.toHexString(rsvdUlp40), rdmapLength + total);
@@ -182,8 +187,6 @@ public final class DdpSegmenter {
       first = false;
     } while (sent < total);
     source = null;
-    queueUsed[qn] = true;
-    nextMsn[qn] = msn + 1; // wraps from 0xFFFFFFFF to 0, as §4.3 requires
     return msn;
   }
 
