@@ -1,0 +1,165 @@
+package io.iwarp4j.ddp;
+
+import io.iwarp4j.mpa.Ulpdu;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Data Sink's untagged receive path of one DDP Stream (RFC 5041 §5.4, §7.1, ddp.md §11):
+ * validates each untagged segment, places its payload into the posted buffer of its queue and
+ * delivers each message when its L=1 segment arrives.
+ *
+ * <p>Checks, in this order, all before anything is placed (the code is the DDP error code of
+ * Error Type 0x2):
+ * <ol>
+ *   <li>U6, DDP version: DV must be 1, else 0x06. Checked first and on every segment, zero-length
+ *       ones included, because a segment of another DDP version cannot be trusted to have the
+ *       layout the other checks read (Linux siw checks it first too).
+ *   <li>A segment shorter than the 18-octet header is reported as Local Catastrophic (Error Type
+ *       0x0, code 0x00): RFC 5041 has no code for it, and it makes the stream unusable.
+ *   <li>U1, QN: the queue must have been enabled by the upper layer, else 0x01.
+ *   <li>U3, MSN range: the MSN must be the queue's expected MSN (the message in progress's, or
+ *       the next one's), else 0x03.
+ *   <li>U2, buffer: a new message needs a posted buffer, else 0x02.
+ *   <li>U4, MO: the MO must equal the octets already received for the message, else 0x04.
+ *   <li>U5, length: MO + payload length must fit in the buffer, else 0x05.
+ * </ol>
+ * Zero-length segments go through the same checks: RFC 5041 mandates them only for non-zero
+ * length, but a zero-length Send still consumes a buffer (ddp.md §7, §13).
+ *
+ * <p>On the first error the dispatcher reports it once through
+ * {@link UntaggedReceiveListener#onUntaggedError}, places nothing of that segment, and from then
+ * on silently drops every segment (RFC 5041 §7.1). {@link #markErroneous()} does the same for an
+ * error found elsewhere on the stream (the tagged path, MPA).
+ *
+ * <p>Delivery order: a compliant Data Source sends each message's segments together and in
+ * order, so over TCP the L=1 segments arrive in send order and delivering on L=1 delivers in
+ * order, exactly once. Each queue tracks its own message in progress, so segments of messages on
+ * different queues may interleave (each is still delivered on its own L=1).
+ *
+ * <p>Event-loop confined; nothing is allocated per segment.
+ */
+public final class UntaggedDispatcher {
+  /** Queues an upper layer can enable: 0..3 (RDMAP QN 0-2, RFC 7306 QN 3). */
+  public static final int QUEUE_COUNT = 4;
+
+  private static final Logger log = LoggerFactory.getLogger(UntaggedDispatcher.class);
+
+  private final UntaggedReceiveQueue[] queues = new UntaggedReceiveQueue[QUEUE_COUNT];
+  private final UntaggedReceiveListener listener;
+  private boolean erroneous;
+
+  /** @param listener told of deliveries and of the first error */
+  public UntaggedDispatcher(UntaggedReceiveListener listener) {
+    if (listener == null) {
+      throw new NullPointerException("listener");
+    }
+    this.listener = listener;
+  }
+
+  /**
+   * Enables queue {@code qn} with room for {@code capacity} posted buffers. Segments for a queue
+   * that is not enabled fail U1.
+   *
+   * @return the new queue, for posting buffers
+   * @throws IllegalStateException if the queue is already enabled
+   */
+  public UntaggedReceiveQueue enableQueue(int qn, int capacity) {
+    checkQueue(qn);
+    if (queues[qn] != null) {
+      throw new IllegalStateException("queue " + qn + " is already enabled");
+    }
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(capacity);
+    queues[qn] = q;
+    return q;
+  }
+
+  /** The queue {@code qn}, or null when it is not enabled. */
+  public UntaggedReceiveQueue queue(int qn) {
+    checkQueue(qn);
+    return queues[qn];
+  }
+
+  private static void checkQueue(int qn) {
+    if (qn < 0 || qn >= QUEUE_COUNT) {
+      throw new IllegalArgumentException("queue number " + qn + " outside 0.." + (QUEUE_COUNT - 1));
+    }
+  }
+
+  /** Whether an error stopped this stream's receive path; later segments are dropped. */
+  public boolean isErroneous() {
+    return erroneous;
+  }
+
+  /** Stops placement after an error detected elsewhere: every later segment is dropped. */
+  public void markErroneous() {
+    erroneous = true;
+  }
+
+  /**
+   * Handles one untagged segment (T=0) as handed up by MPA.
+   *
+   * @param segment the whole segment, its index 0 being the first DDP octet; valid during the call
+   * @throws IllegalArgumentException if the segment is tagged (a routing bug, not a peer error)
+   */
+  public void onSegment(Ulpdu segment) {
+    if (erroneous) {
+      if (log.isDebugEnabled()) {
+        log.debug("dropping a {}-octet untagged segment: the stream is erroneous", segment.length());
+      }
+      return;
+    }
+    int length = segment.length();
+    if (length == 0) {
+      fail(UntaggedErrors.ETYPE_LOCAL_CATASTROPHIC, UntaggedErrors.LOCAL_CATASTROPHIC, segment, 0);
+      return;
+    }
+    int control = DdpControl.get(segment);
+    if (DdpControl.isTagged(control)) {
+      throw new IllegalArgumentException("a tagged segment was routed to the untagged path");
+    }
+    int headerLength = Math.min(length, UntaggedHeader.LENGTH);
+    if (DdpControl.version(control) != DdpControl.VERSION) {
+      fail(UntaggedErrors.ETYPE_UNTAGGED, UntaggedErrors.INVALID_VERSION, segment, headerLength);
+      return;
+    }
+    if (length < UntaggedHeader.LENGTH) {
+      fail(UntaggedErrors.ETYPE_LOCAL_CATASTROPHIC, UntaggedErrors.LOCAL_CATASTROPHIC, segment,
+          headerLength);
+      return;
+    }
+    int qn = UntaggedHeader.queueNumber(segment);
+    UntaggedReceiveQueue queue = qn >= 0 && qn < QUEUE_COUNT ? queues[qn] : null;
+    if (queue == null) {
+      fail(UntaggedErrors.ETYPE_UNTAGGED, UntaggedErrors.INVALID_QN, segment, headerLength);
+      return;
+    }
+    int msn = UntaggedHeader.msn(segment);
+    int payloadLength = length - UntaggedHeader.LENGTH;
+    int code = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
+    if (code != UntaggedErrors.OK) {
+      fail(UntaggedErrors.ETYPE_UNTAGGED, code, segment, headerLength);
+      return;
+    }
+    queue.place(segment, UntaggedHeader.LENGTH, payloadLength);
+    if (DdpControl.isLast(control)) {
+      int messageLength = queue.receivedLength();
+      long bufferId = queue.complete();
+      if (log.isDebugEnabled()) {
+        log.debug("untagged message delivered: qn={} msn={} length={} buffer={}", qn,
+            Integer.toUnsignedString(msn), messageLength, bufferId);
+      }
+      listener.onUntaggedMessage(qn, msn, messageLength, UntaggedHeader.rsvdUlp(segment),
+          bufferId);
+    }
+  }
+
+  private void fail(int errorType, int errorCode, Ulpdu segment, int headerLength) {
+    erroneous = true; // before the callback, so a re-entrant segment is already dropped
+    if (log.isDebugEnabled()) {
+      log.debug("untagged segment rejected: etype={} code={} segment length={}", errorType,
+          errorCode, segment.length());
+    }
+    listener.onUntaggedError(errorType, errorCode, segment, headerLength);
+  }
+}

@@ -1,0 +1,40 @@
+package io.iwarp4j.ddp;
+
+import io.iwarp4j.mpa.Ulpdu;
+
+/**
+ * The upper layer (RDMAP) of an {@link UntaggedDispatcher}: told of every delivered untagged
+ * message and of the first untagged error. Both calls carry primitives and the reused segment
+ * view, so reporting allocates nothing. Called on the stream's event loop.
+ */
+public interface UntaggedReceiveListener {
+
+  /**
+   * A whole untagged message was placed and is delivered (RFC 5041 §5.4), exactly once and in
+   * order: its last segment (L=1) arrived and every earlier message of its queue was delivered.
+   *
+   * @param qn the queue the message arrived on
+   * @param msn its Message Sequence Number (unsigned)
+   * @param length the message length: MO + payload length of the L=1 segment
+   * @param rsvdUlp the 40-bit RsvdULP of the L=1 segment (RDMAP: control octet, Invalidate STag)
+   * @param bufferId the id of the posted buffer the message consumed (placed from its start)
+   */
+  void onUntaggedMessage(int qn, int msn, int length, long rsvdUlp, long bufferId);
+
+  /**
+   * A segment failed validation (RFC 5041 §7.1). Nothing of it was placed, the dispatcher now
+   * drops every later segment, and no further call follows. The arguments are what a Terminate
+   * echoes (RFC 5040 §4.8: Layer 0x1, EType, code, DDP segment length, DDP header).
+   *
+   * @param errorType the DDP Error Type: 0x2 (Untagged Buffer) for U1-U6, 0x0 (Local
+   *     Catastrophic) for a segment too short to hold an untagged header
+   * @param errorCode the DDP error code: 0x01 invalid QN, 0x02 no buffer for the MSN, 0x03 MSN out
+   *     of range, 0x04 invalid MO, 0x05 message too long for the buffer, 0x06 invalid DDP version
+   *     (0x00 with Error Type 0x0)
+   * @param segment the offending segment; its length is the DDP Segment Length. Valid only during
+   *     this call: copy what must outlive it
+   * @param headerLength how many of its first octets are the DDP header to echo: 18, or fewer
+   *     when the segment was shorter
+   */
+  void onUntaggedError(int errorType, int errorCode, Ulpdu segment, int headerLength);
+}

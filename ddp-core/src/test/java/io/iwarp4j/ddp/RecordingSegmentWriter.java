@@ -1,0 +1,116 @@
+package io.iwarp4j.ddp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.iwarp4j.mpa.Ulpdu;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * A {@link SegmentWriter} that records every segment, checks the call protocol as it goes and
+ * releases what it was given when the test calls {@link #releaseAll()}.
+ */
+final class RecordingSegmentWriter implements SegmentWriter {
+
+  /** One recorded segment: its header buffer and payload pieces, as handed over. */
+  static final class Segment {
+    final ByteBuf header;
+    final int payloadLength;
+    final List<ByteBuf> pieces = new ArrayList<>();
+
+    Segment(ByteBuf header, int payloadLength) {
+      this.header = header;
+      this.payloadLength = payloadLength;
+    }
+
+    int ulpduLength() {
+      return header.readableBytes() + payloadLength;
+    }
+
+    /** The payload octets (after the header buffer), concatenated. */
+    byte[] payload() {
+      byte[] out = new byte[payloadLength];
+      int at = 0;
+      for (ByteBuf p : pieces) {
+        p.getBytes(p.readerIndex(), out, at, p.readableBytes());
+        at += p.readableBytes();
+      }
+      return out;
+    }
+
+    /** A received-segment view over header + pieces, without copying (as MPA would hand it up). */
+    Ulpdu asUlpdu() {
+      Ulpdu u = new Ulpdu(1 + pieces.size());
+      u.addPiece(header, header.readerIndex(), header.readableBytes());
+      for (ByteBuf p : pieces) {
+        u.addPiece(p, p.readerIndex(), p.readableBytes());
+      }
+      return u;
+    }
+  }
+
+  final List<Segment> segments = new ArrayList<>();
+  private Segment open;
+  private int added;
+  private int maxUlpdu;
+  /** Maps the number of segments written so far to the MULPDU reported next. */
+  private IntUnaryOperator mulpduSchedule;
+
+  RecordingSegmentWriter(int maxUlpdu) {
+    this.maxUlpdu = maxUlpdu;
+  }
+
+  /** Makes MULPDU vary with the number of segments already written. */
+  void mulpduSchedule(IntUnaryOperator schedule) {
+    this.mulpduSchedule = schedule;
+  }
+
+  @Override
+  public void beginSegment(ByteBuf header, int payloadLength) {
+    assertNull(open, "beginSegment inside a segment");
+    assertTrue(payloadLength >= 0);
+    open = new Segment(header, payloadLength);
+    added = 0;
+    int mulpdu = maxUlpduLength(); // the value the segmenter saw, before this segment counts
+    segments.add(open);
+    assertTrue(open.ulpduLength() <= mulpdu,
+        "segment of " + open.ulpduLength() + " octets exceeds MULPDU " + mulpdu);
+  }
+
+  @Override
+  public void addPayload(ByteBuf piece) {
+    assertNotNull(open, "addPayload outside a segment");
+    assertTrue(piece.readableBytes() > 0, "empty piece");
+    open.pieces.add(piece);
+    added += piece.readableBytes();
+    assertTrue(added <= open.payloadLength, "more payload than announced");
+  }
+
+  @Override
+  public void endSegment() {
+    assertNotNull(open, "endSegment outside a segment");
+    assertEquals(open.payloadLength, added, "payload length announced vs added");
+    open = null;
+  }
+
+  @Override
+  public int maxUlpduLength() {
+    return mulpduSchedule == null ? maxUlpdu : mulpduSchedule.applyAsInt(segments.size());
+  }
+
+  /** Releases every header and piece once, as the real framer does after the socket write. */
+  void releaseAll() {
+    for (Segment s : segments) {
+      s.header.release();
+      for (ByteBuf p : s.pieces) {
+        p.release();
+      }
+    }
+    segments.clear();
+  }
+}
