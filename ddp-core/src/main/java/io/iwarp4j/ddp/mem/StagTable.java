@@ -220,14 +220,14 @@ public final class StagTable {
     synchronized (lock) {
       int index;
       int key;
-      if (freeCount > 0) {
+      if (nextFresh <= capacity) {
+        index = nextFresh++;
+        key = keySource.nextInt(256);
+      } else if (freeCount > 0) {
         index = freeRing[freeHead];
         freeHead = (freeHead + 1) % freeRing.length;
         freeCount--;
         key = (lastKey[index] + 1) & 0xFF;
-      } else if (nextFresh <= capacity) {
-        index = nextFresh++;
-        key = keySource.nextInt(256);
       } else {
         throw new IllegalStateException("STag table full: " + registered
             + " memory regions registered, capacity " + capacity + "; deregister some or use a larger table");
