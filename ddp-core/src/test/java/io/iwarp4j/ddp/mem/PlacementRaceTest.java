@@ -15,6 +15,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -184,7 +185,7 @@ class PlacementRaceTest {
    * refused. Every other pair of attempts goes through {@link StagTable#checkAndPlace}; the
    * others do the same steps by hand so the test can look between the pin and the unpin.
    */
-  private static final class Placement implements java.util.concurrent.Callable<Outcome> {
+  private static final class Placement implements Callable<Outcome> {
     private final StagTable table;
     private final ProtectionDomain pd;
     private final MemoryRegion region;
