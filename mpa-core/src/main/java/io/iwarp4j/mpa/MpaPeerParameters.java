@@ -5,8 +5,11 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * What the peer's MPA Request or Reply said, decoded: the header bits, the revision, the
- * RFC 6581 enhanced data when present, and the ULP private data that follows it.
+ * The contents of an MPA Request or Reply: the header bits, the revision, the RFC 6581
+ * enhanced data when present, and the ULP private data that follows it. Describes what a peer
+ * sent (decoded by {@link MpaStartupFrame#decode}) and what this end sends
+ * ({@link MpaNegotiation#request}, {@link MpaNegotiation#reply}, encoded by
+ * {@link MpaStartupFrame#encode}).
  */
 public final class MpaPeerParameters {
   private final int revision;
