@@ -34,7 +34,7 @@ import java.util.Set;
  * Res: sent as 0 and never checked on receipt (Linux siw may set 0x08).
  *
  * <p>The frame is plain TCP payload: no CRC, no Markers, no padding. A receiver compares all 16
- * key octets; the two keys differ only in octet 10 ('q' versus 'p').
+ * key octets; the two keys differ only in octet 9, counted from 0 ('q' versus 'p').
  */
 public final class MpaStartupFrame {
   /** Offset of the 16-octet key. */
