@@ -16,8 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.Future;
 import java.util.Arrays;
@@ -303,7 +301,7 @@ class MpaHandshakeTest {
     random.nextBytes(rep);
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.builder().privateData(req)
         .build());
-    UlpDecision ulp = new UlpDecision();
+    HandshakeFixtures.UlpDecision ulp = new HandshakeFixtures.UlpDecision();
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults());
     try (StartupPair pair = StartupPair.of(ih, rh, ulp)) {
       pair.shuttle();
@@ -326,7 +324,7 @@ class MpaHandshakeTest {
     Arrays.fill(req, (byte) 0x5a);
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.builder().revision(1)
         .privateData(req).build());
-    UlpDecision ulp = new UlpDecision();
+    HandshakeFixtures.UlpDecision ulp = new HandshakeFixtures.UlpDecision();
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults());
     try (StartupPair pair = StartupPair.of(ih, rh, ulp).shuttle()) {
       MpaConnectRequest cr = ulp.request.get();
@@ -345,7 +343,7 @@ class MpaHandshakeTest {
   @Test
   void rejectWithPrivateDataLeavesTcpOpenOnBothSides() {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.defaults());
-    UlpDecision ulp = new UlpDecision();
+    HandshakeFixtures.UlpDecision ulp = new HandshakeFixtures.UlpDecision();
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults());
     try (StartupPair pair = StartupPair.of(ih, rh, ulp)) {
       pair.shuttle();
@@ -390,7 +388,7 @@ class MpaHandshakeTest {
   @Test
   void acceptOnlyOnceFromAnyThread() throws Exception {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.defaults());
-    UlpDecision ulp = new UlpDecision();
+    HandshakeFixtures.UlpDecision ulp = new HandshakeFixtures.UlpDecision();
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults());
     try (StartupPair pair = StartupPair.of(ih, rh, ulp)) {
       pair.shuttle();
@@ -531,19 +529,4 @@ class MpaHandshakeTest {
       b.release();
     }
   }
-
-  /** A ULP handler that keeps the connect request for the test to decide. */
-  static final class UlpDecision extends ChannelInboundHandlerAdapter {
-    final AtomicReference<MpaConnectRequest> request = new AtomicReference<>();
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt instanceof MpaConnectRequest) {
-        request.set((MpaConnectRequest) evt);
-      } else {
-        ctx.fireUserEventTriggered(evt);
-      }
-    }
-  }
-
 }

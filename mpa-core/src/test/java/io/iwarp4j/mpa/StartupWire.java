@@ -86,6 +86,22 @@ final class StartupWire {
     return f;
   }
 
+  /**
+   * The first FPDU of a Marker-enabled direction: Marker 00 00 00 00, then the FPDU (no other
+   * Marker inside, CRC on), the CRC covering the Marker (mpa.md §9.5).
+   */
+  static byte[] fpduAfterMarker(byte[] ulpdu) {
+    byte[] plain = fpdu(ulpdu, false);
+    byte[] f = concat(new byte[4], plain);
+    CRC32C c = new CRC32C();
+    c.update(f, 0, f.length - 4);
+    long v = c.getValue();
+    for (int i = 0; i < 4; i++) {
+      f[f.length - 4 + i] = (byte) (v >> (8 * i));
+    }
+    return f;
+  }
+
   /** Concatenation. */
   static byte[] concat(byte[]... parts) {
     int n = 0;
