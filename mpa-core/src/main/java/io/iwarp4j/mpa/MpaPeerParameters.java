@@ -23,6 +23,18 @@ public final class MpaPeerParameters {
   private final int ord;
   private final byte[] privateData;
 
+  /**
+   * @param revision the Rev field
+   * @param markers the M bit
+   * @param crc the C bit
+   * @param rejected the R bit (meaningful in a Reply only)
+   * @param enhanced whether RFC 6581 enhanced data is present (Rev &ge; 2 and S=1)
+   * @param peerToPeer the A flag
+   * @param rtrTypes the B/C/D flags that are set (empty when A=0)
+   * @param ird the IRD, or -1 without enhanced data
+   * @param ord the ORD, or -1 without enhanced data
+   * @param privateData the ULP private data after the enhanced data (copied)
+   */
   public MpaPeerParameters(int revision, boolean markers, boolean crc, boolean rejected,
       boolean enhanced, boolean peerToPeer, Set<RtrType> rtrTypes, int ird, int ord,
       byte[] privateData) {

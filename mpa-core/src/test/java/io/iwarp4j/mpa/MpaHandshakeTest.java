@@ -278,7 +278,8 @@ class MpaHandshakeTest {
         MpaSettings.builder().ird(iIrd).ord(iOrd).build());
     MpaResponderHandler rh = new MpaResponderHandler(
         MpaSettings.builder().ird(rIrd).ord(rOrd).build(), true);
-    try (StartupPair pair = StartupPair.of(ih, rh).shuttle()) {
+    try (StartupPair pair = StartupPair.of(ih, rh)) {
+      pair.shuttle();
       MpaConnectionInfo i = ih.handshakeFuture().getNow().info();
       MpaConnectionInfo r = rh.handshakeFuture().getNow().info();
       assertEquals(expIIrd, i.localIrd(), "Initiator IRD");
