@@ -45,7 +45,7 @@ final class FramingHarness {
   }
 
   /** Records ULPDUs (copied out during the callback), errors and input-closed events. */
-  static final class RecordingListener implements UlpduListener {
+  static class RecordingListener implements UlpduListener {
     final List<byte[]> ulpdus = new ArrayList<>();
     final List<MpaException> errors = new ArrayList<>();
     int inputClosed;

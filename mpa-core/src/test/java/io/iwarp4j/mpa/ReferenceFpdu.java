@@ -13,14 +13,24 @@ final class ReferenceFpdu {
   private ReferenceFpdu() {
   }
 
-  /** CRC32c, reflected, init and final XOR 0xFFFFFFFF, one bit at a time. */
+  /** Per-octet remainders of the reflected polynomial 0x82F63B78, built one bit at a time. */
+  private static final int[] TABLE = new int[256];
+
+  static {
+    for (int n = 0; n < 256; n++) {
+      int c = n;
+      for (int b = 0; b < 8; b++) {
+        c = (c & 1) != 0 ? (c >>> 1) ^ 0x82F63B78 : c >>> 1;
+      }
+      TABLE[n] = c;
+    }
+  }
+
+  /** CRC32c: reflected, init and final XOR 0xFFFFFFFF (mpa.md §4.2, §9.7), table-driven. */
   static int crc32c(byte[] data, int off, int len) {
     int crc = 0xFFFFFFFF;
     for (int i = off; i < off + len; i++) {
-      crc ^= data[i] & 0xFF;
-      for (int b = 0; b < 8; b++) {
-        crc = (crc & 1) != 0 ? (crc >>> 1) ^ 0x82F63B78 : crc >>> 1;
-      }
+      crc = (crc >>> 8) ^ TABLE[(crc ^ data[i]) & 0xFF];
     }
     return ~crc;
   }
@@ -101,11 +111,13 @@ final class ReferenceFpdu {
           expectMarker(wire, pos, pos - hdrPos);
           pos += 4;
         }
-        check(pos < wire.length, "truncated ULPDU at " + pos);
+        if (pos >= wire.length) {
+          throw new AssertionError("truncated ULPDU at " + pos);
+        }
         if (i < len) {
           u[i] = wire[pos];
-        } else {
-          check(wire[pos] == 0, "non-zero PAD octet at " + pos);
+        } else if (wire[pos] != 0) {
+          throw new AssertionError("non-zero PAD octet at " + pos);
         }
         pos++;
       }
@@ -129,8 +141,10 @@ final class ReferenceFpdu {
     check(pos + 4 <= wire.length, "truncated Marker at " + pos);
     int reserved = (wire[pos] & 0xFF) << 8 | (wire[pos + 1] & 0xFF);
     int actual = (wire[pos + 2] & 0xFF) << 8 | (wire[pos + 3] & 0xFF);
-    check(reserved == 0 && actual == ptr, "Marker at " + pos + " is " + reserved + "/" + actual
-        + ", expected 0/" + ptr);
+    if (reserved != 0 || actual != ptr) {
+      throw new AssertionError("Marker at " + pos + " is " + reserved + "/" + actual
+          + ", expected 0/" + ptr);
+    }
   }
 
   private static void check(boolean ok, String what) {
