@@ -37,8 +37,7 @@ import org.slf4j.LoggerFactory;
  *       ({@link MpaError#NO_MATCHING_RTR}). The request timeout is re-armed for this wait.</li>
  * </ul>
  */
-public final class MpaResponderHandler extends MpaStartupHandler
-    implements MpaConnectRequest.Decider {
+public final class MpaResponderHandler extends MpaStartupHandler {
   private static final Logger LOG = LoggerFactory.getLogger(MpaResponderHandler.class);
 
   private enum State { IDLE, AWAIT_REQUEST, AWAIT_ULP, AWAIT_RTR, DONE }
@@ -120,7 +119,7 @@ public final class MpaResponderHandler extends MpaStartupHandler
     }
     state = State.AWAIT_ULP;
     MpaConnectRequest connectRequest =
-        new MpaConnectRequest(this, request, ctx.channel().remoteAddress(), settings);
+        new MpaConnectRequest(this::decide, request, ctx.channel().remoteAddress(), settings);
     if (autoAccept) {
       connectRequest.accept();
     } else {
@@ -129,8 +128,7 @@ public final class MpaResponderHandler extends MpaStartupHandler
   }
 
   /** {@link MpaConnectRequest}'s decision; hops onto the event loop. */
-  @Override
-  public void decide(int ird, int ord, byte[] privateData, boolean reject) {
+  private void decide(int ird, int ord, byte[] privateData, boolean reject) {
     if (ctx.executor().inEventLoop()) {
       sendReply(ird, ord, privateData, reject);
     } else {
