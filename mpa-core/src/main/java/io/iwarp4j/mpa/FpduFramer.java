@@ -2,6 +2,9 @@ package io.iwarp4j.mpa;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import java.util.Objects;
+import java.util.zip.CRC32C;
 
 /**
  * Frames ULPDUs into FPDUs on the send side of an MPA connection in Full Operation
@@ -9,36 +12,285 @@ import io.netty.channel.ChannelHandlerContext;
  * Marker every 512 stream octets when the peer asked for them. Writes header, payload slices,
  * Markers and trailer as separate buffers (a gathering write): the payload is never copied.
  *
- * <p>Event-loop confined. STUB: implemented by the framing work.
+ * <h2>What goes to the socket</h2>
+ * For each FPDU, in order, each with {@code ctx.voidPromise()}:
+ * <ol>
+ *   <li>a small pooled buffer with the ULPDU_Length (preceded by a Marker {@code 00 00 00 00}
+ *       when one is due at the FPDU's start);
+ *   <li>the caller's header buffer, then each payload buffer, as they are;
+ *   <li>a small pooled trailer with PAD, a Marker when one falls between PAD and CRC, and the
+ *       CRC field (4 zero octets when CRC is not in use).
+ * </ol>
+ * A Marker that falls inside the header or a payload buffer splits it: the part before the
+ * Marker goes out as a {@link ByteBuf#retainedSlice retained slice}, then a 4-octet pooled
+ * Marker buffer, then the rest (the original buffer, its reader index moved). The original is
+ * therefore released only after its last part was written, so for every buffer handed in,
+ * <em>released means all its octets were taken by the transport</em>; upper layers complete send
+ * work requests on that signal.
+ *
+ * <h2>Markers (RFC 5044 §4.3)</h2>
+ * The stream position counts every octet written since the first octet of Full Operation,
+ * Markers included ({@link #streamPosition()}). A Marker starts at every position that is a
+ * multiple of 512; FPDUPTR is the distance back to the first octet of this FPDU's ULPDU_Length.
+ * A Marker due exactly at an FPDU boundary belongs to the next FPDU (FPDUPTR 0, covered by that
+ * FPDU's CRC); a Marker due right after a CRC is therefore not sent until another FPDU is.
+ *
+ * <h2>Why FPDUs are sized from the MSS</h2>
+ * The framer does not segment: it frames what it is given, up to {@link #maxUlpduLength()}.
+ * That bound is MULPDU ({@link Mulpdu}), derived from the EMSS so that one FPDU, with its
+ * worst-case Markers, fits one TCP segment (RFC 5044 §5.1, §4.5). A receiver can then find an
+ * FPDU header at the start of most segments: RNICs place such FPDUs directly into application
+ * memory, and a lost segment delays only the FPDU it carried instead of forcing the receiver to
+ * buffer a large FPDU spread over many segments before its CRC can be checked. The default
+ * EMSS is a 1500-octet Ethernet MTU's ({@link Mulpdu#DEFAULT_EMSS}) because Java cannot read the
+ * kernel's MSS portably.
+ *
+ * <h2>Ownership</h2>
+ * Every buffer passed in is owned by the framer from the call on and released exactly once:
+ * by the transport after it took the octets, or by the framer when the call throws.
+ *
+ * <p>Event-loop confined: call it only from the channel's event loop. No per-FPDU allocation
+ * beyond small pooled buffers from {@code ctx.alloc()} (and a slice per Marker that splits a
+ * buffer).
  */
 public final class FpduFramer {
+  /**
+   * The largest ULPDU a framer inserting Markers accepts: MULPDU for the largest EMSS. Beyond it,
+   * an FPDU with its Markers could exceed what a 16-bit FPDUPTR can point back over.
+   */
+  public static final int MAX_ULPDU_LENGTH_WITH_MARKERS = Mulpdu.of(Mulpdu.MAX_ULPDU_LENGTH, true);
+
+  private final ChannelHandlerContext ctx;
+  private final boolean crcOn;
+  private final boolean markers;
+  private final int maxUlpduLength;
+  private final ChannelPromise voidPromise;
+  private final CRC32C crc = new CRC32C();
+
+  /** Octets sent in Full Operation, Markers included. */
+  private long position;
+
+  // The FPDU being written, between beginFpdu and endFpdu.
+  private boolean open;
+  private int ulpduLength;
+  private int payloadExpected;
+  private int payloadAdded;
+  /** Stream position of the first octet of the open FPDU's ULPDU_Length. */
+  private long lengthFieldPosition;
 
   /**
    * @param ctx the context writes go through (the MPA handler's)
    * @param crc whether to compute the CRC (otherwise the field is sent as zero)
    * @param markers whether to insert Markers (the peer's M bit)
-   * @param maxUlpduLength the largest ULPDU accepted from the upper layer (MULPDU)
+   * @param maxUlpduLength the largest ULPDU accepted from the upper layer (MULPDU): 1..65535,
+   *     and at most {@link #MAX_ULPDU_LENGTH_WITH_MARKERS} with Markers
    */
   public FpduFramer(ChannelHandlerContext ctx, boolean crc, boolean markers, int maxUlpduLength) {
-    throw new UnsupportedOperationException("not implemented yet");
+    this.ctx = Objects.requireNonNull(ctx, "ctx");
+    int limit = markers ? MAX_ULPDU_LENGTH_WITH_MARKERS : FpduHeader.MAX_ULPDU_LENGTH;
+    if (maxUlpduLength < 1 || maxUlpduLength > limit) {
+      throw new IllegalArgumentException("maxUlpduLength must be 1.." + limit
+          + (markers ? " with Markers" : "") + ", not " + maxUlpduLength);
+    }
+    this.crcOn = crc;
+    this.markers = markers;
+    this.maxUlpduLength = maxUlpduLength;
+    this.voidPromise = ctx.voidPromise();
   }
 
   /** The largest ULPDU {@link #write} accepts (MULPDU). */
   public int maxUlpduLength() {
-    throw new UnsupportedOperationException("not implemented yet");
+    return maxUlpduLength;
+  }
+
+  /** Octets handed to the transport since Full Operation began, Markers included. */
+  public long streamPosition() {
+    return position;
+  }
+
+  /** Whether an FPDU is open: {@link #beginFpdu} was called and {@link #endFpdu} not yet. */
+  public boolean isFpduOpen() {
+    return open;
   }
 
   /**
    * Writes one FPDU whose ULPDU is the readable bytes of {@code header} followed by the readable
    * bytes of {@code payload} (may be null). Takes ownership of both buffers: each is released
    * once, after the socket has taken its bytes. Not flushed.
+   *
+   * @throws IllegalArgumentException if the ULPDU is longer than {@link #maxUlpduLength()}
+   * @throws IllegalStateException if an FPDU opened with {@link #beginFpdu} is still open
    */
   public void write(ByteBuf header, ByteBuf payload) {
-    throw new UnsupportedOperationException("not implemented yet");
+    int payloadLength = payload == null ? 0 : payload.readableBytes();
+    try {
+      beginFpdu(header, payloadLength);
+    } catch (RuntimeException e) {
+      if (payload != null) {
+        payload.release();
+      }
+      throw e;
+    }
+    if (payload != null) {
+      addPayload(payload);
+    }
+    endFpdu();
+  }
+
+  /**
+   * Opens an FPDU whose ULPDU is the readable bytes of {@code header} followed by
+   * {@code payloadLength} octets that the caller adds with {@link #addPayload} before
+   * {@link #endFpdu}. Writes the ULPDU_Length and the header at once. Takes ownership of
+   * {@code header}.
+   *
+   * @throws IllegalArgumentException if the ULPDU would exceed {@link #maxUlpduLength()} or
+   *     {@code payloadLength} is negative (the header is released)
+   * @throws IllegalStateException if another FPDU is still open (the header is released)
+   */
+  public void beginFpdu(ByteBuf header, int payloadLength) {
+    Objects.requireNonNull(header, "header");
+    if (open) {
+      header.release();
+      throw new IllegalStateException("beginFpdu while an FPDU with a ULPDU of " + ulpduLength
+          + " octets is still open (" + payloadAdded + " of " + payloadExpected
+          + " payload octets added): call endFpdu first");
+    }
+    int headerLength = header.readableBytes();
+    if (payloadLength < 0 || (long) headerLength + payloadLength > maxUlpduLength) {
+      header.release();
+      throw new IllegalArgumentException("ULPDU of " + ((long) headerLength + payloadLength)
+          + " octets (header " + headerLength + " + payload " + payloadLength
+          + ") is outside 0.." + maxUlpduLength + " (MULPDU)");
+    }
+    open = true;
+    ulpduLength = headerLength + payloadLength;
+    payloadExpected = payloadLength;
+    payloadAdded = 0;
+
+    boolean leadingMarker = markers && MpaMarker.isMarkerPosition(position);
+    int prefixLength = FpduHeader.ULPDU_LENGTH_SIZE + (leadingMarker ? MpaMarker.SIZE : 0);
+    ByteBuf prefix = ctx.alloc().ioBuffer(prefixLength);
+    if (leadingMarker) {
+      // Due at the FPDU boundary: it belongs to this FPDU and points at its ULPDU_Length (§4.3).
+      MpaMarker.write(prefix, 0);
+    }
+    lengthFieldPosition = position + (leadingMarker ? MpaMarker.SIZE : 0);
+    prefix.writeShort(ulpduLength);
+    crc.reset();
+    if (crcOn) {
+      Crc32c.update(crc, prefix, prefix.readerIndex(), prefixLength);
+    }
+    position += prefixLength;
+    ctx.write(prefix, voidPromise);
+    emit(header);
+  }
+
+  /**
+   * Adds the readable bytes of {@code piece} to the payload of the open FPDU and writes them.
+   * Takes ownership of {@code piece}.
+   *
+   * @throws IllegalStateException if no FPDU is open, or the pieces would exceed the payload
+   *     length announced in {@link #beginFpdu} (the piece is released; the FPDU stays open)
+   */
+  public void addPayload(ByteBuf piece) {
+    Objects.requireNonNull(piece, "piece");
+    if (!open) {
+      piece.release();
+      throw new IllegalStateException("addPayload without an open FPDU: call beginFpdu first");
+    }
+    int n = piece.readableBytes();
+    if (n > payloadExpected - payloadAdded) {
+      piece.release();
+      throw new IllegalStateException("payload piece of " + n + " octets would make "
+          + ((long) payloadAdded + n) + " payload octets, more than the " + payloadExpected
+          + " announced in beginFpdu");
+    }
+    payloadAdded += n;
+    emit(piece);
+  }
+
+  /**
+   * Closes the open FPDU: writes PAD, a Marker if one is due before the CRC, and the CRC.
+   *
+   * @throws IllegalStateException if no FPDU is open, or fewer payload octets were added than
+   *     announced (the FPDU stays open so the rest can still be added)
+   */
+  public void endFpdu() {
+    if (!open) {
+      throw new IllegalStateException("endFpdu without an open FPDU: call beginFpdu first");
+    }
+    if (payloadAdded != payloadExpected) {
+      throw new IllegalStateException("endFpdu after " + payloadAdded + " of the "
+          + payloadExpected + " payload octets announced in beginFpdu");
+    }
+    int pad = FpduHeader.padLength(ulpduLength);
+    // FPDUs are multiples of 4 and the Marker grid is anchored at an FPDU start, so a Marker
+    // never falls inside PAD: it can only be due once PAD is done, right before the CRC.
+    boolean markerBeforeCrc = markers && MpaMarker.isMarkerPosition(position + pad);
+    int covered = pad + (markerBeforeCrc ? MpaMarker.SIZE : 0);
+    ByteBuf trailer = ctx.alloc().ioBuffer(covered + FpduHeader.CRC_SIZE);
+    trailer.writeZero(pad);
+    if (markerBeforeCrc) {
+      MpaMarker.write(trailer, (int) (position + pad - lengthFieldPosition));
+    }
+    int crcValue = 0;
+    if (crcOn) {
+      Crc32c.update(crc, trailer, trailer.readerIndex(), covered);
+      crcValue = (int) crc.getValue();
+    }
+    FpduHeader.writeCrc(trailer, crcValue);
+    position += covered + FpduHeader.CRC_SIZE;
+    open = false;
+    ctx.write(trailer, voidPromise);
   }
 
   /** Flushes everything written so far. */
   public void flush() {
-    throw new UnsupportedOperationException("not implemented yet");
+    ctx.flush();
+  }
+
+  /** Writes the readable bytes of {@code buf} as ULPDU octets, splitting it around Markers. */
+  private void emit(ByteBuf buf) {
+    int index = buf.readerIndex();
+    int remaining = buf.readableBytes();
+    if (markers) {
+      while (remaining > 0) {
+        int toMarker = MpaMarker.octetsToNextMarker(position);
+        if (toMarker == 0) {
+          writeMarker();
+          continue;
+        }
+        if (remaining <= toMarker) {
+          // The rest fits before the next Marker; one due right after it is left to whatever
+          // comes next (more ULPDU octets, or the trailer).
+          break;
+        }
+        // The slice keeps buf alive until this part is written; buf itself goes out last.
+        ByteBuf part = buf.retainedSlice(index, toMarker);
+        updateCrc(buf, index, toMarker);
+        position += toMarker;
+        index += toMarker;
+        remaining -= toMarker;
+        ctx.write(part, voidPromise);
+      }
+      buf.readerIndex(index);
+    }
+    updateCrc(buf, index, remaining);
+    position += remaining;
+    ctx.write(buf, voidPromise);
+  }
+
+  private void writeMarker() {
+    ByteBuf marker = ctx.alloc().ioBuffer(MpaMarker.SIZE);
+    MpaMarker.write(marker, (int) (position - lengthFieldPosition));
+    updateCrc(marker, marker.readerIndex(), MpaMarker.SIZE);
+    position += MpaMarker.SIZE;
+    ctx.write(marker, voidPromise);
+  }
+
+  private void updateCrc(ByteBuf buf, int index, int length) {
+    if (crcOn) {
+      Crc32c.update(crc, buf, index, length);
+    }
   }
 }

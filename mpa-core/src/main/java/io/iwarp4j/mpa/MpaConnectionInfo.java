@@ -10,7 +10,13 @@ package io.iwarp4j.mpa;
  * @param markersOut whether this end inserts Markers in what it sends (the peer's M bit)
  * @param markersIn whether the peer inserts Markers in what it sends (our M bit)
  * @param peerToPeer whether the RFC 6581 peer-to-peer model (an RTR indication) is in use
- * @param rtr the RTR indication that was (or will be) sent by the Initiator; null when none
+ * @param rtr the RTR indication the Initiator sent as its first FPDU (peer-to-peer model), null
+ *     when none. MPA sends and consumes it (and the zero-length Read Response a Read RTR gets)
+ *     itself; the upper layers never see either. Contract for the upper layers: the RTR used
+ *     the first message number of its queue, so for {@link RtrType#SEND} both ends start their
+ *     QN 0 MSNs at 2, for {@link RtrType#READ} both ends start their QN 1 MSNs at 2 (the
+ *     Initiator's next Read Request, the Responder's next expected one); a {@link RtrType#WRITE}
+ *     consumes no MSN.
  * @param localIrd this end's inbound Read/Atomic depth after negotiation
  * @param localOrd this end's outbound Read/Atomic depth after negotiation
  * @param peer what the peer's startup frame said (its IRD/ORD and private data included)

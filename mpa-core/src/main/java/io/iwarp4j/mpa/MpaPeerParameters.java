@@ -5,8 +5,11 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * What the peer's MPA Request or Reply said, decoded: the header bits, the revision, the
- * RFC 6581 enhanced data when present, and the ULP private data that follows it.
+ * The contents of an MPA Request or Reply: the header bits, the revision, the RFC 6581
+ * enhanced data when present, and the ULP private data that follows it. Describes what a peer
+ * sent (decoded by {@link MpaStartupFrame#decode}) and what this end sends
+ * ({@link MpaNegotiation#request}, {@link MpaNegotiation#reply}, encoded by
+ * {@link MpaStartupFrame#encode}).
  */
 public final class MpaPeerParameters {
   private final int revision;
@@ -20,6 +23,18 @@ public final class MpaPeerParameters {
   private final int ord;
   private final byte[] privateData;
 
+  /**
+   * @param revision the Rev field
+   * @param markers the M bit
+   * @param crc the C bit
+   * @param rejected the R bit (meaningful in a Reply only)
+   * @param enhanced whether RFC 6581 enhanced data is present (Rev &ge; 2 and S=1)
+   * @param peerToPeer the A flag
+   * @param rtrTypes the B/C/D flags that are set (empty when A=0)
+   * @param ird the IRD, or -1 without enhanced data
+   * @param ord the ORD, or -1 without enhanced data
+   * @param privateData the ULP private data after the enhanced data (copied)
+   */
   public MpaPeerParameters(int revision, boolean markers, boolean crc, boolean rejected,
       boolean enhanced, boolean peerToPeer, Set<RtrType> rtrTypes, int ird, int ord,
       byte[] privateData) {

@@ -12,6 +12,11 @@ import java.util.Set;
  *
  * <p>The defaults match what Linux siw sends and expects: Rev 2 with the S bit and IRD/ORD,
  * CRC requested, no Markers (siw rejects them), client-server model.
+ *
+ * <p>An Initiator uses every setting. A Responder answers in the Request's revision and
+ * enhanced-ness, so it ignores {@code revision}, {@code enhanced}, {@code peerToPeer} and
+ * {@code replyTimeout}; its {@code rtrTypes} are the RTRs it supports, and {@code ird},
+ * {@code ord} and {@code privateData} are what {@link MpaConnectRequest#accept()} answers with.
  */
 public final class MpaSettings {
   /** The largest Private Data a startup frame may carry (RFC 5044 §7.1.1). */
@@ -243,6 +248,10 @@ public final class MpaSettings {
       return this;
     }
 
+    /**
+     * ULP private data for the startup frame: with enhanced data at most 508 octets, otherwise
+     * 512 (RFC 5044 §7.1.1). Linux siw, iw_cm and Chelsio refuse more than 256 octets in all.
+     */
     public Builder privateData(byte[] data) {
       Objects.requireNonNull(data, "data");
       this.privateData = data.clone();

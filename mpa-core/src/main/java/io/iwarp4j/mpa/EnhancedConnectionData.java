@@ -1,0 +1,110 @@
+package io.iwarp4j.mpa;
+
+import io.netty.buffer.ByteBuf;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Codec for the RFC 6581 §9 enhanced RDMA connection establishment data: the first four octets
+ * of the Private Data of an MPA Request or Reply whose S bit is set (Rev &ge; 2). Network byte
+ * order; IRD and ORD are 14-bit unsigned integers.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |A|B|           IRD             |C|D|           ORD             |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  IRD_HALF_OFFSET 0               ORD_HALF_OFFSET 2
+ * </pre>
+ *
+ * A: peer-to-peer model. B: zero-length Send RTR. C: zero-length RDMA Write RTR (unrelated to
+ * the CRC bit of the frame header). D: zero-length RDMA Read RTR. With A=0 the sender MUST
+ * clear B, C and D and the receiver MUST ignore them (RFC 6581 §9.2). 0x3FFF in IRD or ORD
+ * means "no automatic negotiation" (§9.1).
+ *
+ * <p>Static accessors on a buffer and an offset: no object per frame.
+ */
+public final class EnhancedConnectionData {
+  /** Octets of enhanced data. */
+  public static final int LENGTH = 4;
+  /** Offset of the 16-bit half holding A, B and IRD. */
+  public static final int IRD_HALF_OFFSET = 0;
+  /** Offset of the 16-bit half holding C, D and ORD. */
+  public static final int ORD_HALF_OFFSET = 2;
+  /** A, in the IRD half. */
+  public static final int FLAG_A = 0x8000;
+  /** The 14-bit IRD / ORD field of each half. */
+  public static final int DEPTH_MASK = 0x3FFF;
+
+  private EnhancedConnectionData() {
+  }
+
+  /** The A flag. */
+  public static boolean peerToPeer(ByteBuf buf, int offset) {
+    return (buf.getUnsignedShort(offset + IRD_HALF_OFFSET) & FLAG_A) != 0;
+  }
+
+  /** The RTR flags that are set (B, C, D), whatever A says; callers ignore them when A=0. */
+  public static Set<RtrType> rtrTypes(ByteBuf buf, int offset) {
+    int irdHalf = buf.getUnsignedShort(offset + IRD_HALF_OFFSET);
+    int ordHalf = buf.getUnsignedShort(offset + ORD_HALF_OFFSET);
+    EnumSet<RtrType> set = EnumSet.noneOf(RtrType.class);
+    for (RtrType t : RtrType.values()) {
+      int half = t.inIrdHalf() ? irdHalf : ordHalf;
+      if ((half & t.flagMask()) != 0) {
+        set.add(t);
+      }
+    }
+    return set;
+  }
+
+  /** The 14-bit IRD. */
+  public static int ird(ByteBuf buf, int offset) {
+    return buf.getUnsignedShort(offset + IRD_HALF_OFFSET) & DEPTH_MASK;
+  }
+
+  /** The 14-bit ORD. */
+  public static int ord(ByteBuf buf, int offset) {
+    return buf.getUnsignedShort(offset + ORD_HALF_OFFSET) & DEPTH_MASK;
+  }
+
+  /**
+   * The four octets as one big-endian int.
+   *
+   * @param peerToPeer the A flag; when false {@code rtrTypes} must be empty
+   * @param rtrTypes the B/C/D flags to set
+   * @param ird 0..0x3FFF
+   * @param ord 0..0x3FFF
+   */
+  public static int encode(boolean peerToPeer, Set<RtrType> rtrTypes, int ird, int ord) {
+    checkDepth("IRD", ird);
+    checkDepth("ORD", ord);
+    if (!peerToPeer && !rtrTypes.isEmpty()) {
+      throw new IllegalArgumentException(
+          "RTR flags " + rtrTypes + " need A=1 (RFC 6581 §9.2: with A=0, B=C=D=0)");
+    }
+    int irdHalf = (peerToPeer ? FLAG_A : 0) | ird;
+    int ordHalf = ord;
+    for (RtrType t : rtrTypes) {
+      if (t.inIrdHalf()) {
+        irdHalf |= t.flagMask();
+      } else {
+        ordHalf |= t.flagMask();
+      }
+    }
+    return (irdHalf << 16) | ordHalf;
+  }
+
+  /** Writes the four octets at the writer index (see {@link #encode}). */
+  public static void write(ByteBuf out, boolean peerToPeer, Set<RtrType> rtrTypes, int ird,
+      int ord) {
+    out.writeInt(encode(peerToPeer, rtrTypes, ird, ord));
+  }
+
+  private static void checkDepth(String what, int value) {
+    if (value < 0 || value > DEPTH_MASK) {
+      throw new IllegalArgumentException(what + " " + value + " does not fit 14 bits");
+    }
+  }
+}

@@ -1,0 +1,175 @@
+package io.iwarp4j.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Initiator (active) side of the MPA startup (RFC 5044 §7.1, RFC 6581). Add it to the
+ * pipeline of a connecting or connected TCP channel, before or after it becomes active; then
+ * wait on {@link #handshakeFuture()}.
+ *
+ * <p>It sets TCP_NODELAY, sends the Request built from its {@link MpaSettings} (R=0, Res=0,
+ * PD_Length = 4 octets of enhanced data when Rev 2 with S, plus the ULP private data; at most 512
+ * octets, and Linux siw/iw_cm refuse more than 256), and waits for the Reply for
+ * {@link MpaSettings#replyTimeout()}. Then:
+ * <ul>
+ *   <li>improperly formatted Reply (key, revision 0 or above 2, PD_Length above 512 or cut
+ *       short, missing enhanced data, enhanced-ness not matching the Request), or a Request
+ *       where a Reply was expected (initiator/initiator collision, §7.1.2 rule 8): the channel is
+ *       closed and the future fails with {@link MpaError#INVALID_STARTUP_FRAME}; no Terminate
+ *       (none can be framed);</li>
+ *   <li>R=1: the future fails with {@link MpaRejectedException}; MPA exits, the handler leaves
+ *       the pipeline and the TCP connection stays open to the caller (§7.1.2 rule 3); octets
+ *       that followed the Reply go to the next handler;</li>
+ *   <li>the Responder's ORD above what this end's IRD can supply: Terminate 2/0/0x06, close,
+ *       {@link MpaError#INSUFFICIENT_IRD} (RFC 6581 §9.1);</li>
+ *   <li>peer-to-peer (A=1) with no usable RTR option, or a Reply whose A differs from the
+ *       Request's: Terminate 2/0/0x07, close, {@link MpaError#NO_MATCHING_RTR} (§9.2);</li>
+ *   <li>a local failure while entering Full Operation: Terminate 2/0/0x05 when it can still be
+ *       sent, close, {@link MpaError#LOCAL_CATASTROPHIC} (§9.3);</li>
+ *   <li>otherwise it installs the {@link FpduDeframer} in its place, sends the chosen RTR as the
+ *       first FPDU when A=1 (before reporting the connection established, RFC 6581 §5), completes
+ *       the future with the {@link MpaConnection}, and passes octets that followed the Reply in
+ *       the same read to the deframer.</li>
+ * </ul>
+ * No reply within the timeout, or the connection closing, fails the future with
+ * {@link MpaError#TCP_CONNECTION_LOST} (a timeout carries a {@link
+ * java.util.concurrent.TimeoutException} cause) and closes the channel.
+ *
+ * <p>Interop note (FINDINGS §7.1): Linux siw as Responder may not see an FPDU that arrives
+ * right after its Reply until more data comes; an RTR sent at once can stall against it.
+ */
+public final class MpaInitiatorHandler extends MpaStartupHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(MpaInitiatorHandler.class);
+
+  private MpaPeerParameters request;
+  private boolean awaitingReply;
+
+  /** An Initiator that asks for what {@code settings} say. */
+  public MpaInitiatorHandler(MpaSettings settings) {
+    super(settings, LOG);
+  }
+
+  @Override
+  void onStart() {
+    request = MpaNegotiation.request(settings);
+    ByteBuf out = ctx.alloc().buffer(MpaStartupFrame.HEADER_LENGTH
+        + settings.startupPrivateDataLength());
+    MpaStartupFrame.encode(out, MpaStartupFrame.Kind.REQUEST, request);
+    LOG.debug("{} sending MPA Request {}", ctx.channel(), request);
+    ctx.writeAndFlush(out);
+    awaitingReply = true;
+    beginFrame();
+    scheduleTimeout(settings.replyTimeout(), "no MPA Reply");
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    ByteBuf in = (ByteBuf) msg;
+    try {
+      if (!awaitingReply) {
+        // Failed and closing: nothing more is interpreted.
+        return;
+      }
+      int r = collect(in, MpaStartupFrame.Kind.REPLY);
+      if (r == FRAME_BAD) {
+        awaitingReply = false;
+        failAndClose(new MpaException(MpaError.INVALID_STARTUP_FRAME, badFrameReason));
+      } else if (r == FRAME_COMPLETE) {
+        awaitingReply = false;
+        onReply(in);
+      }
+    } finally {
+      in.release();
+    }
+  }
+
+  private void onReply(ByteBuf rest) {
+    MpaPeerParameters reply = frame.decode();
+    LOG.debug("{} received MPA Reply {}", ctx.channel(), reply);
+    MpaNegotiation.ReplyOutcome outcome = MpaNegotiation.evaluateReply(request, reply, settings,
+        EffectiveMss.of(ctx.channel(), settings));
+    switch (outcome.kind()) {
+      case REJECTED:
+        fail(new MpaRejectedException(reply));
+        if (rest.isReadable()) {
+          ctx.fireChannelRead(rest.retain());
+        }
+        removeSelf();
+        break;
+      case MALFORMED:
+        failAndClose(new MpaException(outcome.error(), outcome.reason()));
+        break;
+      case TERMINATE:
+        terminate(outcome.info(), outcome.error(), outcome.reason(), null);
+        break;
+      case ESTABLISHED:
+      default:
+        enterFullOperation(outcome.info(), rest);
+        break;
+    }
+  }
+
+  private void enterFullOperation(MpaConnectionInfo info, ByteBuf rest) {
+    FpduFramer framer = null;
+    try {
+      FpduDeframer deframer = new FpduDeframer(info.crc(), info.markersIn(), IGNORE);
+      ChannelHandlerContext dctx = installDeframer(deframer);
+      framer = new FpduFramer(dctx, info.crc(), info.markersOut(), info.maxUlpduLength());
+      MpaConnection connection = new MpaConnection(dctx, info, framer, deframer, true);
+      deframer.setListener(connection.dispatcher());
+      if (info.rtr() != null) {
+        // RFC 6581 §5: the RTR is the first FPDU, before the ULP can send anything.
+        ByteBuf rtr = dctx.alloc().buffer(RtrFrames.length(info.rtr()));
+        RtrFrames.write(rtr, info.rtr());
+        LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
+        framer.write(rtr, null);
+        framer.flush();
+      }
+      succeed(connection);
+    } catch (RuntimeException e) {
+      terminate(info, MpaError.LOCAL_CATASTROPHIC,
+          "local failure entering Full Operation: " + e, framer);
+      return;
+    }
+    if (rest.isReadable()) {
+      ctx.fireChannelRead(rest.retain());
+    }
+    removeSelf();
+  }
+
+  /** Sends a Terminate for {@code error} (when it can be framed), closes, fails the future. */
+  private void terminate(MpaConnectionInfo info, MpaError error, String reason,
+      FpduFramer framer) {
+    fail(new MpaException(error, reason));
+    try {
+      FpduFramer f = framer != null ? framer
+          : new FpduFramer(ctx, info.crc(), info.markersOut(), info.maxUlpduLength());
+      MpaConnection.writeTerminateAndClose(ctx, f, error, ctx.newPromise());
+    } catch (RuntimeException e) {
+      LOG.debug("{} could not send the Terminate for {}: {}", ctx.channel(), error, e.toString());
+      ctx.channel().close();
+    }
+  }
+
+  /** Placeholder listener for the moment between creating the deframer and the connection. */
+  static final UlpduListener IGNORE = new UlpduListener() {
+    @Override
+    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
+    }
+
+    @Override
+    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
+    }
+
+    @Override
+    public void onInputClosed(ChannelHandlerContext ctx) {
+    }
+  };
+}

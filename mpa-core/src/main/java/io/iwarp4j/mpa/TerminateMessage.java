@@ -1,0 +1,325 @@
+package io.iwarp4j.mpa;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Objects;
+
+/**
+ * Flyweight codec for the RDMAP Terminate message (RFC 5040 §4.8) as one ULPDU: the untagged
+ * DDP header on QN 2 (L=1, MO 0), RDMAP opcode 0x7, then the Terminate header. Used by MPA for
+ * the RFC 6581 startup errors and reusable by DDP and RDMAP.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |0|1| Rsvd  |0 1|0 1|Rsv|0 1 1 1|   41 47: DDP T=0 L=1 DV=1 | RDMAP RV=1 Terminate
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                     RsvdULP (0)                               |   2
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                     QN = 2                                    |   QN_OFFSET 6
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                     MSN                                       |   MSN_OFFSET 10
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                     MO = 0                                    |   MO_OFFSET 14
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * | Layer | EType |  Error Code   |M|D|R|   Reserved (13, = 0)    |   TERMINATE_CONTROL_OFFSET 18
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |  DDP Segment Length (iff D)   |                               |   DDP_SEGMENT_LENGTH_OFFSET 22
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+                               +   TERMINATED_DDP_HEADER_OFFSET 24
+ * ~   Terminated DDP Header (iff D: 14 octets if its T=1, else 18) ~
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * ~   Terminated RDMA Header (iff R: 28 octets, a Read Request's)  ~
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ *
+ * M: the DDP Segment Length is valid; D: the DDP header (and the length field) is included;
+ * R: the RDMA header is included. An LLP (MPA) error is Layer 2 / EType 0 with no headers
+ * (HdrCt 000), e.g. {@code 20 02 00 00} for a CRC error. Chelsio sends MPA errors with EType 3;
+ * {@link #mpaError()} accepts both.
+ *
+ * <p>Reading: {@link #wrap} a buffer holding the ULPDU, call {@link #check()}, then the
+ * accessors. A Terminate is at most 70 octets and arrives once per stream, so a receiver that
+ * holds it as a {@link Ulpdu} copies it into a small buffer first.
+ */
+public final class TerminateMessage {
+  /** Offset of the DDP control octet. */
+  public static final int DDP_CONTROL_OFFSET = 0;
+  /** Offset of the RDMAP control octet. */
+  public static final int RDMAP_CONTROL_OFFSET = 1;
+  /** Offset of the QN field. */
+  public static final int QN_OFFSET = 6;
+  /** Offset of the MSN field. */
+  public static final int MSN_OFFSET = 10;
+  /** Offset of the MO field. */
+  public static final int MO_OFFSET = 14;
+  /** Offset of the Terminate Control field (Layer/EType octet). */
+  public static final int TERMINATE_CONTROL_OFFSET = 18;
+  /** Offset of the Error Code octet. */
+  public static final int ERROR_CODE_OFFSET = 19;
+  /** Offset of the HdrCt (M/D/R) octet. */
+  public static final int HDRCT_OFFSET = 20;
+  /** Offset of the DDP Segment Length when D=1. */
+  public static final int DDP_SEGMENT_LENGTH_OFFSET = 22;
+  /** Offset of the Terminated DDP Header when D=1. */
+  public static final int TERMINATED_DDP_HEADER_OFFSET = 24;
+  /** Length of a Terminate with no headers (DDP header + Terminate Control + Reserved). */
+  public static final int MIN_LENGTH = 22;
+  /** Length of the Terminated RDMA Header. */
+  public static final int RDMA_HEADER_LENGTH = 28;
+  /** Length of a tagged DDP header. */
+  public static final int TAGGED_DDP_HEADER_LENGTH = 14;
+  /** Length of an untagged DDP header. */
+  public static final int UNTAGGED_DDP_HEADER_LENGTH = 18;
+  /** The Terminate queue. */
+  public static final int TERMINATE_QN = 2;
+
+  /** HdrCt M: DDP Segment Length valid. */
+  public static final int HDRCT_M = 0x80;
+  /** HdrCt D: DDP header included. */
+  public static final int HDRCT_D = 0x40;
+  /** HdrCt R: RDMA header included. */
+  public static final int HDRCT_R = 0x20;
+
+  /** Terminate layer RDMAP. */
+  public static final int LAYER_RDMAP = 0;
+  /** Terminate layer DDP. */
+  public static final int LAYER_DDP = 1;
+  /** Terminate layer LLP (MPA). */
+  public static final int LAYER_LLP = 2;
+  /** The EType Chelsio uses for MPA errors (RFC: 0). */
+  public static final int CHELSIO_MPA_ERROR_TYPE = 3;
+
+  private static final int UNTAGGED_LAST = 0x41;
+  private static final int RDMAP_TERMINATE = 0x47;
+  private static final int DDP_CHECK_MASK = 0xC3;
+  private static final int RDMAP_CHECK_MASK = 0xCF;
+  private static final int DDP_T = 0x80;
+
+  private ByteBuf buf;
+  private int offset;
+  private int length;
+
+  /** Points this flyweight at the {@code length}-octet ULPDU at absolute index offset. */
+  public TerminateMessage wrap(ByteBuf buf, int offset, int length) {
+    this.buf = Objects.requireNonNull(buf, "buf");
+    this.offset = offset;
+    this.length = length;
+    return this;
+  }
+
+  /**
+   * Null when the wrapped ULPDU is a well-formed Terminate (untagged, L=1, DV=1, RV=1, opcode 7,
+   * QN 2, MO 0, and long enough for the headers its D and R bits announce), else the reason.
+   */
+  public String check() {
+    if (length < MIN_LENGTH) {
+      return "Terminate of " + length + " octets is shorter than " + MIN_LENGTH;
+    }
+    if ((buf.getUnsignedByte(offset + DDP_CONTROL_OFFSET) & DDP_CHECK_MASK) != UNTAGGED_LAST) {
+      return "not an untagged last DDP segment of version 1";
+    }
+    if ((buf.getUnsignedByte(offset + RDMAP_CONTROL_OFFSET) & RDMAP_CHECK_MASK)
+        != RDMAP_TERMINATE) {
+      return "not an RDMAP version 1 Terminate";
+    }
+    if (queueNumber() != TERMINATE_QN) {
+      return "Terminate on QN " + queueNumber() + " instead of 2";
+    }
+    if (buf.getInt(offset + MO_OFFSET) != 0) {
+      return "Terminate with MO " + buf.getInt(offset + MO_OFFSET) + " instead of 0";
+    }
+    if (ddpHeaderIncluded() && length < TERMINATED_DDP_HEADER_OFFSET + 1) {
+      return "D=1 but no room for the DDP Segment Length and header";
+    }
+    int expected = expectedLength();
+    if (length < expected) {
+      return "Terminate of " + length + " octets is shorter than the " + expected
+          + " its HdrCt bits announce";
+    }
+    return null;
+  }
+
+  /** The length the HdrCt bits (and the terminated DDP header's T bit) imply. */
+  public int expectedLength() {
+    int n = MIN_LENGTH;
+    if (ddpHeaderIncluded()) {
+      n = TERMINATED_DDP_HEADER_OFFSET + terminatedDdpHeaderLength();
+    }
+    if (rdmaHeaderIncluded()) {
+      n += RDMA_HEADER_LENGTH;
+    }
+    return n;
+  }
+
+  /** The QN field. */
+  public int queueNumber() {
+    return buf.getInt(offset + QN_OFFSET);
+  }
+
+  /** The MSN field. */
+  public int msn() {
+    return buf.getInt(offset + MSN_OFFSET);
+  }
+
+  /** The Layer nibble. */
+  public int layer() {
+    return buf.getUnsignedByte(offset + TERMINATE_CONTROL_OFFSET) >> 4;
+  }
+
+  /** The EType nibble. */
+  public int errorType() {
+    return buf.getUnsignedByte(offset + TERMINATE_CONTROL_OFFSET) & 0x0F;
+  }
+
+  /** The Error Code octet. */
+  public int errorCode() {
+    return buf.getUnsignedByte(offset + ERROR_CODE_OFFSET);
+  }
+
+  /** The M bit. */
+  public boolean segmentLengthValid() {
+    return (buf.getUnsignedByte(offset + HDRCT_OFFSET) & HDRCT_M) != 0;
+  }
+
+  /** The D bit. */
+  public boolean ddpHeaderIncluded() {
+    return (buf.getUnsignedByte(offset + HDRCT_OFFSET) & HDRCT_D) != 0;
+  }
+
+  /** The R bit. */
+  public boolean rdmaHeaderIncluded() {
+    return (buf.getUnsignedByte(offset + HDRCT_OFFSET) & HDRCT_R) != 0;
+  }
+
+  /** The DDP Segment Length (only present when D=1; meaningful when M=1). */
+  public int ddpSegmentLength() {
+    requireD();
+    return buf.getUnsignedShort(offset + DDP_SEGMENT_LENGTH_OFFSET);
+  }
+
+  /** Absolute index of the terminated DDP header (D=1). */
+  public int terminatedDdpHeaderIndex() {
+    requireD();
+    return offset + TERMINATED_DDP_HEADER_OFFSET;
+  }
+
+  /** 14 or 18, by the T bit of the terminated DDP header (D=1). */
+  public int terminatedDdpHeaderLength() {
+    requireD();
+    boolean tagged = (buf.getUnsignedByte(offset + TERMINATED_DDP_HEADER_OFFSET) & DDP_T) != 0;
+    return tagged ? TAGGED_DDP_HEADER_LENGTH : UNTAGGED_DDP_HEADER_LENGTH;
+  }
+
+  /** Absolute index of the terminated RDMA header (R=1). */
+  public int terminatedRdmaHeaderIndex() {
+    if (!rdmaHeaderIncluded()) {
+      throw new IllegalStateException("R=0: no terminated RDMA header");
+    }
+    int rel = ddpHeaderIncluded()
+        ? TERMINATED_DDP_HEADER_OFFSET + terminatedDdpHeaderLength() : MIN_LENGTH;
+    return offset + rel;
+  }
+
+  private void requireD() {
+    if (!ddpHeaderIncluded()) {
+      throw new IllegalStateException("D=0: no DDP Segment Length or terminated DDP header");
+    }
+  }
+
+  /**
+   * The MPA error this Terminate reports: Layer 2 with EType 0 (RFC 6581 §8) or 3 (Chelsio),
+   * and a known code. Null for any other Terminate.
+   */
+  public MpaError mpaError() {
+    if (layer() != LAYER_LLP) {
+      return null;
+    }
+    int etype = errorType();
+    if (etype != MpaError.TERMINATE_ERROR_TYPE && etype != CHELSIO_MPA_ERROR_TYPE) {
+      return null;
+    }
+    return MpaError.ofCode(errorCode());
+  }
+
+  /**
+   * Writes the Terminate for an MPA error: Layer 2, EType 0, the error's code, HdrCt 000
+   * (RFC 5040 Figure 10: LLP errors carry no headers). 22 octets.
+   *
+   * @return the number of octets written
+   */
+  public static int writeMpaError(ByteBuf out, int msn, MpaError error) {
+    return write(out, msn, MpaError.TERMINATE_LAYER, MpaError.TERMINATE_ERROR_TYPE, error.code());
+  }
+
+  /**
+   * Writes a Terminate without headers (HdrCt 000).
+   *
+   * @return the number of octets written
+   */
+  public static int write(ByteBuf out, int msn, int layer, int errorType, int errorCode) {
+    writeControl(out, msn, layer, errorType, errorCode, 0);
+    return MIN_LENGTH;
+  }
+
+  /**
+   * Writes a Terminate carrying the terminated DDP header (D=1) and, when {@code rdmaHeader} is
+   * not null, the terminated RDMA header (R=1).
+   *
+   * @param segmentLengthValid the M bit
+   * @param ddpSegmentLength the DDP Segment Length field
+   * @param ddpHeader its readable octets are the terminated DDP header (14 if its T bit is set,
+   *     else 18); not consumed
+   * @param rdmaHeader null, or 28 readable octets; not consumed
+   * @return the number of octets written
+   */
+  public static int write(ByteBuf out, int msn, int layer, int errorType, int errorCode,
+      boolean segmentLengthValid, int ddpSegmentLength, ByteBuf ddpHeader, ByteBuf rdmaHeader) {
+    Objects.requireNonNull(ddpHeader, "ddpHeader");
+    if (ddpSegmentLength < 0 || ddpSegmentLength > 0xFFFF) {
+      throw new IllegalArgumentException("DDP Segment Length " + ddpSegmentLength
+          + " does not fit 16 bits");
+    }
+    int ddpLen = ddpHeader.readableBytes();
+    int expectedDdp = ddpLen > 0 && (ddpHeader.getUnsignedByte(ddpHeader.readerIndex()) & DDP_T)
+        != 0 ? TAGGED_DDP_HEADER_LENGTH : UNTAGGED_DDP_HEADER_LENGTH;
+    if (ddpLen != expectedDdp) {
+      throw new IllegalArgumentException("terminated DDP header has " + ddpLen
+          + " octets; its T bit says " + expectedDdp);
+    }
+    if (rdmaHeader != null && rdmaHeader.readableBytes() != RDMA_HEADER_LENGTH) {
+      throw new IllegalArgumentException("terminated RDMA header has "
+          + rdmaHeader.readableBytes() + " octets instead of " + RDMA_HEADER_LENGTH);
+    }
+    int hdrCt = HDRCT_D | (segmentLengthValid ? HDRCT_M : 0) | (rdmaHeader != null ? HDRCT_R : 0);
+    writeControl(out, msn, layer, errorType, errorCode, hdrCt);
+    out.writeShort(ddpSegmentLength);
+    out.writeBytes(ddpHeader, ddpHeader.readerIndex(), ddpLen);
+    int n = TERMINATED_DDP_HEADER_OFFSET + ddpLen;
+    if (rdmaHeader != null) {
+      out.writeBytes(rdmaHeader, rdmaHeader.readerIndex(), RDMA_HEADER_LENGTH);
+      n += RDMA_HEADER_LENGTH;
+    }
+    return n;
+  }
+
+  private static void writeControl(ByteBuf out, int msn, int layer, int errorType,
+      int errorCode, int hdrCt) {
+    if (layer < 0 || layer > 0xF || errorType < 0 || errorType > 0xF) {
+      throw new IllegalArgumentException("Layer " + layer + " / EType " + errorType
+          + " must each fit 4 bits");
+    }
+    if (errorCode < 0 || errorCode > 0xFF) {
+      throw new IllegalArgumentException("error code " + errorCode + " does not fit 8 bits");
+    }
+    out.writeByte(UNTAGGED_LAST);
+    out.writeByte(RDMAP_TERMINATE);
+    out.writeInt(0);
+    out.writeInt(TERMINATE_QN);
+    out.writeInt(msn);
+    out.writeInt(0);
+    out.writeByte(layer << 4 | errorType);
+    out.writeByte(errorCode);
+    out.writeByte(hdrCt);
+    out.writeByte(0);
+  }
+}

@@ -1,0 +1,130 @@
+package io.iwarp4j.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Test plumbing: a framer writing into an EmbeddedChannel, a deframer reading from another, and
+ * a listener that records what it was told.
+ */
+final class FramingHarness {
+  private FramingHarness() {
+  }
+
+  /** An EmbeddedChannel whose first handler's context a framer can write through. */
+  static final class Sender implements AutoCloseable {
+    final EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+    final ChannelHandlerContext ctx = channel.pipeline().firstContext();
+
+    FpduFramer framer(boolean crc, boolean markers, int maxUlpduLength) {
+      return new FpduFramer(ctx, crc, markers, maxUlpduLength);
+    }
+
+    /** Everything flushed so far, concatenated; the written buffers are released. */
+    byte[] drain() {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
+        byte[] bytes = new byte[b.readableBytes()];
+        b.readBytes(bytes);
+        out.write(bytes, 0, bytes.length);
+        b.release();
+      }
+      return out.toByteArray();
+    }
+
+    @Override
+    public void close() {
+      channel.finishAndReleaseAll();
+    }
+  }
+
+  /** Records ULPDUs (copied out during the callback), errors and input-closed events. */
+  static class RecordingListener implements UlpduListener {
+    final List<byte[]> ulpdus = new ArrayList<>();
+    final List<MpaException> errors = new ArrayList<>();
+    int inputClosed;
+
+    @Override
+    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
+      byte[] copy = new byte[ulpdu.length()];
+      ulpdu.getBytes(0, copy, 0, copy.length);
+      ulpdus.add(copy);
+    }
+
+    @Override
+    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
+      errors.add(error);
+    }
+
+    @Override
+    public void onInputClosed(ChannelHandlerContext ctx) {
+      inputClosed++;
+    }
+  }
+
+  /**
+   * A deframer in an EmbeddedChannel. Feeds unpooled buffers (direct ones are still watched by
+   * the leak detector) because pooled buffer objects are recycled, which would make a refCnt
+   * check after release meaningless.
+   */
+  static final class Receiver implements AutoCloseable {
+    final RecordingListener listener = new RecordingListener();
+    final FpduDeframer deframer;
+    final EmbeddedChannel channel;
+    /** Every buffer fed in, to check that all were released. */
+    final List<ByteBuf> fed = new ArrayList<>();
+    boolean direct = true;
+
+    Receiver(boolean crc, boolean markers) {
+      deframer = new FpduDeframer(crc, markers, listener);
+      channel = new EmbeddedChannel(deframer);
+    }
+
+    /** Feeds {@code len} octets of {@code wire} as one read. */
+    ByteBuf feed(byte[] wire, int off, int len) {
+      ByteBuf b = direct
+          ? UnpooledByteBufAllocator.DEFAULT.directBuffer(len)
+          : UnpooledByteBufAllocator.DEFAULT.heapBuffer(len);
+      b.writeBytes(wire, off, len);
+      fed.add(b);
+      channel.pipeline().fireChannelRead(b);
+      channel.checkException();
+      return b;
+    }
+
+    void feed(byte[] wire) {
+      feed(wire, 0, wire.length);
+    }
+
+    /** Feeds the wire split at the given chunk sizes (cycled until the wire is used up). */
+    void feedChunked(byte[] wire, int[] chunks) {
+      int pos = 0;
+      for (int i = 0; pos < wire.length; i++) {
+        int n = Math.min(chunks[i % chunks.length], wire.length - pos);
+        feed(wire, pos, n);
+        pos += n;
+      }
+    }
+
+    /** True when every buffer fed in has been released. */
+    boolean allFedReleased() {
+      for (ByteBuf b : fed) {
+        if (b.refCnt() != 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    @Override
+    public void close() {
+      channel.finishAndReleaseAll();
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.iwarp4j.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.zip.CRC32C;
+
+/** Test helpers for the startup tests: hex vectors, draining outbound bytes, CRC32c. */
+final class StartupWire {
+  /** "MPA ID Req Frame". */
+  static final String REQUEST_KEY = "4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65";
+  /** "MPA ID Rep Frame". */
+  static final String REPLY_KEY = "4d 50 41 20 49 44 20 52 65 70 20 46 72 61 6d 65";
+
+  private StartupWire() {
+  }
+
+  /** Octets from hex, ignoring spaces, '|' and line breaks. */
+  static byte[] hex(String hex) {
+    String s = hex.replaceAll("[\\s|]", "");
+    if (s.length() % 2 != 0) {
+      throw new IllegalArgumentException("odd number of hex digits: " + hex);
+    }
+    byte[] b = new byte[s.length() / 2];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+    }
+    return b;
+  }
+
+  /** An unpooled buffer holding the octets (a fresh one per call, owned by the caller). */
+  static ByteBuf buf(String hex) {
+    return Unpooled.wrappedBuffer(hex(hex));
+  }
+
+  /** The readable octets as lower-case hex separated by spaces. */
+  static String toHex(byte[] b) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < b.length; i++) {
+      if (i > 0) {
+        sb.append(' ');
+      }
+      sb.append(String.format("%02x", b[i] & 0xFF));
+    }
+    return sb.toString();
+  }
+
+  /** Copies the readable octets (not consumed). */
+  static byte[] bytes(ByteBuf b) {
+    byte[] out = new byte[b.readableBytes()];
+    b.getBytes(b.readerIndex(), out);
+    return out;
+  }
+
+  /** Everything the channel has written so far, concatenated; the messages are released. */
+  static byte[] drainOutbound(EmbeddedChannel ch) {
+    ByteBuf all = Unpooled.buffer();
+    try {
+      Object m;
+      while ((m = ch.readOutbound()) != null) {
+        ByteBuf b = (ByteBuf) m;
+        all.writeBytes(b);
+        b.release();
+      }
+      return bytes(all);
+    } finally {
+      all.release();
+    }
+  }
+
+  /** The FPDU (no Markers) carrying {@code ulpdu}: length, ULPDU, PAD, CRC32c LSB first or 0. */
+  static byte[] fpdu(byte[] ulpdu, boolean crc) {
+    int pad = (-(ulpdu.length + 2)) & 3;
+    byte[] f = new byte[2 + ulpdu.length + pad + 4];
+    f[0] = (byte) (ulpdu.length >> 8);
+    f[1] = (byte) ulpdu.length;
+    System.arraycopy(ulpdu, 0, f, 2, ulpdu.length);
+    if (crc) {
+      CRC32C c = new CRC32C();
+      c.update(f, 0, f.length - 4);
+      long v = c.getValue();
+      for (int i = 0; i < 4; i++) {
+        f[f.length - 4 + i] = (byte) (v >> (8 * i));
+      }
+    }
+    return f;
+  }
+
+  /**
+   * The first FPDU of a Marker-enabled direction: Marker 00 00 00 00, then the FPDU (no other
+   * Marker inside, CRC on), the CRC covering the Marker (mpa.md §9.5).
+   */
+  static byte[] fpduAfterMarker(byte[] ulpdu) {
+    byte[] plain = fpdu(ulpdu, false);
+    byte[] f = concat(new byte[4], plain);
+    CRC32C c = new CRC32C();
+    c.update(f, 0, f.length - 4);
+    long v = c.getValue();
+    for (int i = 0; i < 4; i++) {
+      f[f.length - 4 + i] = (byte) (v >> (8 * i));
+    }
+    return f;
+  }
+
+  /** Concatenation. */
+  static byte[] concat(byte[]... parts) {
+    int n = 0;
+    for (byte[] p : parts) {
+      n += p.length;
+    }
+    byte[] out = new byte[n];
+    int o = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, out, o, p.length);
+      o += p.length;
+    }
+    return out;
+  }
+}
