@@ -206,9 +206,10 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
         if (markerRemaining > 0) {
           int n = Math.min(markerRemaining, end - i);
           for (int k = 0; k < n; k++) {
-            markerValue = markerValue << 8 | in.getUnsignedByte(i + k);
+            int b = in.getUnsignedByte(i + k);
+            markerValue = markerValue << 8 | b;
+            updateCrc(b);
           }
-          updateCrc(in, i, n);
           i += n;
           position += n;
           markerRemaining -= n;
@@ -222,16 +223,22 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
         case LENGTH -> {
           if (fieldOctets == 0) {
             lengthFieldPosition = position;
+            if (end - i >= FpduHeader.ULPDU_LENGTH_SIZE) {
+              // Fast path: the whole field is in this read.
+              int length = in.getUnsignedShort(i);
+              updateCrc(length >>> 8);
+              updateCrc(length);
+              i += FpduHeader.ULPDU_LENGTH_SIZE;
+              position += FpduHeader.ULPDU_LENGTH_SIZE;
+              startUlpdu(length);
+              continue;
+            }
           }
-          int n = Math.min(FpduHeader.ULPDU_LENGTH_SIZE - fieldOctets, end - i);
-          for (int k = 0; k < n; k++) {
-            fieldValue = fieldValue << 8 | in.getUnsignedByte(i + k);
-          }
-          updateCrc(in, i, n);
-          i += n;
-          position += n;
-          fieldOctets += n;
-          if (fieldOctets == FpduHeader.ULPDU_LENGTH_SIZE) {
+          int b = in.getUnsignedByte(i++);
+          updateCrc(b);
+          position++;
+          fieldValue = fieldValue << 8 | b;
+          if (++fieldOctets == FpduHeader.ULPDU_LENGTH_SIZE) {
             startUlpdu(fieldValue);
           }
         }
@@ -251,7 +258,9 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
         }
         case PAD -> {
           int n = Math.min(padRemaining, end - i);
-          updateCrc(in, i, n);
+          for (int k = 0; k < n; k++) {
+            updateCrc(in.getUnsignedByte(i + k));
+          }
           i += n;
           position += n;
           padRemaining -= n;
@@ -261,9 +270,13 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
         }
         default -> {
           int n = Math.min(FpduHeader.CRC_SIZE - fieldOctets, end - i);
-          for (int k = 0; k < n; k++) {
-            // Least significant octet first (RFC 5044 §4.4).
-            fieldValue |= in.getUnsignedByte(i + k) << (8 * (fieldOctets + k));
+          if (n == FpduHeader.CRC_SIZE) {
+            fieldValue = FpduHeader.getCrc(in, i);
+          } else {
+            for (int k = 0; k < n; k++) {
+              // Least significant octet first (RFC 5044 §4.4).
+              fieldValue |= in.getUnsignedByte(i + k) << (8 * (fieldOctets + k));
+            }
           }
           i += n;
           position += n;
@@ -435,6 +448,13 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
   private void updateCrc(ByteBuf buf, int index, int length) {
     if (crcOn) {
       Crc32c.update(crc, buf, index, length);
+    }
+  }
+
+  /** One octet of a small field: cheaper than a buffer range for the CRC. */
+  private void updateCrc(int octet) {
+    if (crcOn) {
+      crc.update(octet);
     }
   }
 }

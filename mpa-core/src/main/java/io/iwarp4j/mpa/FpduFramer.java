@@ -60,6 +60,9 @@ public final class FpduFramer {
    */
   public static final int MAX_ULPDU_LENGTH_WITH_MARKERS = Mulpdu.of(Mulpdu.MAX_ULPDU_LENGTH, true);
 
+  /** A leading Marker's octets (FPDUPTR 0), for the CRC. */
+  private static final byte[] ZERO_MARKER = new byte[MpaMarker.SIZE];
+
   private final ChannelHandlerContext ctx;
   private final boolean crcOn;
   private final boolean markers;
@@ -178,7 +181,12 @@ public final class FpduFramer {
     prefix.writeShort(ulpduLength);
     crc.reset();
     if (crcOn) {
-      Crc32c.update(crc, prefix, prefix.readerIndex(), prefixLength);
+      // Octet by octet: cheaper than a buffer range for a field this small.
+      if (leadingMarker) {
+        crc.update(ZERO_MARKER, 0, MpaMarker.SIZE);
+      }
+      crc.update(ulpduLength >>> 8);
+      crc.update(ulpduLength);
     }
     position += prefixLength;
     ctx.write(prefix, voidPromise);
@@ -235,7 +243,9 @@ public final class FpduFramer {
     }
     int crcValue = 0;
     if (crcOn) {
-      Crc32c.update(crc, trailer, trailer.readerIndex(), covered);
+      for (int i = 0; i < covered; i++) {
+        crc.update(trailer.getByte(trailer.readerIndex() + i));
+      }
       crcValue = (int) crc.getValue();
     }
     FpduHeader.writeCrc(trailer, crcValue);

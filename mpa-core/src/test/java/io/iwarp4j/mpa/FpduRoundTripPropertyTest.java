@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class FpduRoundTripPropertyTest {
   private static final long SEED = Long.getLong("fpdu.seed", 0x1EDC6F41L);
-  private static final int ITERATIONS = Integer.getInteger("fpdu.iterations", 300);
+  private static final int ITERATIONS = Integer.getInteger("fpdu.iterations", 200);
 
   /** Lengths at the edges: tiny, DDP header sizes, around the Marker grid, the largest. */
   private static final int[] EDGES = {
