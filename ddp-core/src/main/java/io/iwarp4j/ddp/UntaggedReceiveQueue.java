@@ -139,23 +139,23 @@ public final class UntaggedReceiveQueue {
    * U2-U5 for a segment of this queue (RFC 5041 §7.1), without side effects.
    *
    * @param mo the segment's MO (unsigned)
-   * @return {@link UntaggedErrors#OK} or the Untagged Buffer error code
+   * @return null when the segment may be placed, else the Untagged Buffer error
    */
-  int validate(int msn, int mo, int payloadLength) {
+  DdpError validate(int msn, int mo, int payloadLength) {
     if (msn != expectedMsn) {
-      return UntaggedErrors.INVALID_MSN_RANGE;
+      return DdpError.INVALID_MSN_RANGE;
     }
     if (count == 0) {
       // Only possible for a new message: a message in progress holds the head buffer.
-      return UntaggedErrors.NO_BUFFER;
+      return DdpError.INVALID_MSN_NO_BUFFER;
     }
     if (mo != received) {
-      return UntaggedErrors.INVALID_MO;
+      return DdpError.INVALID_MO;
     }
     if ((long) received + payloadLength > targetLengths[head]) {
-      return UntaggedErrors.MESSAGE_TOO_LONG;
+      return DdpError.MESSAGE_TOO_LONG;
     }
-    return UntaggedErrors.OK;
+    return null;
   }
 
   /**
