@@ -58,18 +58,29 @@ public final class UntaggedDispatcher {
   }
 
   /**
-   * Enables queue {@code qn} with room for {@code capacity} posted buffers. Segments for a queue
-   * that is not enabled fail U1.
+   * Enables queue {@code qn} with room for {@code capacity} posted single-region buffers.
+   * Segments for a queue that is not enabled fail U1.
    *
    * @return the new queue, for posting buffers
    * @throws IllegalStateException if the queue is already enabled
    */
   public UntaggedReceiveQueue enableQueue(int qn, int capacity) {
+    return enableQueue(qn, capacity, 1);
+  }
+
+  /**
+   * Enables queue {@code qn} with room for {@code capacity} posted buffers of up to
+   * {@code maxPieces} regions each (see {@link UntaggedReceiveQueue#post(GatherList, long)}).
+   *
+   * @return the new queue, for posting buffers
+   * @throws IllegalStateException if the queue is already enabled
+   */
+  public UntaggedReceiveQueue enableQueue(int qn, int capacity, int maxPieces) {
     checkQueue(qn);
     if (queues[qn] != null) {
       throw new IllegalStateException("queue " + qn + " is already enabled");
     }
-    UntaggedReceiveQueue q = new UntaggedReceiveQueue(capacity);
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(capacity, maxPieces);
     queues[qn] = q;
     return q;
   }
