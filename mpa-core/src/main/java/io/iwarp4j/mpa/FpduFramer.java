@@ -41,9 +41,9 @@ import java.util.zip.CRC32C;
  * worst-case Markers, fits one TCP segment (RFC 5044 §5.1, §4.5). A receiver can then find an
  * FPDU header at the start of most segments: RNICs place such FPDUs directly into application
  * memory, and a lost segment delays only the FPDU it carried instead of forcing the receiver to
- * buffer a large FPDU spread over many segments before its CRC can be checked. The default
- * EMSS is a 1500-octet Ethernet MTU's ({@link Mulpdu#DEFAULT_EMSS}) because Java cannot read the
- * kernel's MSS portably.
+ * buffer a large FPDU spread over many segments before its CRC can be checked. The EMSS is
+ * the kernel's MSS read from TCP_INFO on the epoll transport ({@link Transport#kernelMss}); NIO
+ * cannot read it portably and assumes a 1500-octet Ethernet MTU ({@link Mulpdu#DEFAULT_EMSS}).
  *
  * <h2>Ownership</h2>
  * Every buffer passed in is owned by the framer from the call on and released exactly once:
