@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.management.ManagementFactory;
 
-/** Measures the bytes the current thread allocates, through HotSpot's ThreadMXBean. */
-final class AllocationMeter {
+/** Test support: measures the bytes the current thread allocates, through HotSpot's ThreadMXBean. */
+public final class AllocationMeter {
 
   private final com.sun.management.ThreadMXBean bean;
 
@@ -14,7 +14,7 @@ final class AllocationMeter {
   }
 
   /** The meter, or the test is skipped when the JVM cannot count allocations per thread. */
-  static AllocationMeter create() {
+  public static AllocationMeter create() {
     java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
     assumeTrue(plain instanceof com.sun.management.ThreadMXBean,
         "com.sun.management.ThreadMXBean is not available");
@@ -25,12 +25,12 @@ final class AllocationMeter {
   }
 
   /** Bytes allocated by this thread so far. */
-  long allocatedBytes() {
+  public long allocatedBytes() {
     return bean.getCurrentThreadAllocatedBytes();
   }
 
   /** Bytes allocated by this thread while running {@code body}. */
-  long measure(Runnable body) {
+  public long measure(Runnable body) {
     long before = allocatedBytes();
     body.run();
     return allocatedBytes() - before;
