@@ -208,4 +208,43 @@ class CompletionQueueConcurrencyTest {
       }
     }
   }
+
+  @Test
+  void aReplyRacingTheWaitersRegistrationStillWakesIt() throws Exception {
+    // The responder spins on poll and answers within a few hundred nanoseconds, so its offer
+    // often lands while the requester is between finding the queue empty and registering as
+    // a waiter. Without the re-check after registering, that reply would be missed and the
+    // requester would sleep out its (long) timeout, tripping the class timeout.
+    int rounds = 20_000;
+    CompletionQueue requests = new CompletionQueue(1);
+    CompletionQueue replies = new CompletionQueue(1);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> threads = new ArrayList<>();
+    threads.add(worker("responder", failure, () -> {
+      WorkCompletion[] in = {new WorkCompletion()};
+      for (int i = 0; i < rounds && failure.get() == null; ) {
+        if (requests.poll(in) == 1) {
+          if (!replies.offer(in[0])) {
+            throw new AssertionError("reply refused");
+          }
+          i++;
+        } else {
+          Thread.onSpinWait();
+        }
+      }
+    }));
+    threads.add(worker("requester", failure, () -> {
+      WorkCompletion wc = new WorkCompletion().status(WcStatus.SUCCESS).opcode(WcOpcode.SEND);
+      WorkCompletion[] out = {new WorkCompletion()};
+      for (long i = 0; i < rounds; i++) {
+        if (!requests.offer(wc.wrId(i))) {
+          throw new AssertionError("request refused");
+        }
+        if (replies.await(out, 1, TimeUnit.MINUTES) != 1 || out[0].wrId() != i) {
+          throw new AssertionError("round " + i + ": no reply within a minute");
+        }
+      }
+    }));
+    runAll(0, threads, failure);
+  }
 }
