@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Adding completions</h2>
  * {@link #offer(WorkCompletion)} is for the protocol engine; several event loops may feed one
  * queue. It copies the completion into a preallocated slot without locking or allocating, wakes
- * blocked waiters and fires an armed notification.
+ * blocked waiters and fires an armed notification. Capacity is counted exactly: a completion
+ * that a poller has taken no longer counts, even while it is still being copied out; a producer
+ * that needs that very slot waits for the copy (a few field writes) rather than overflow.
  */
 public final class CompletionQueue implements AutoCloseable {
 
@@ -146,7 +148,9 @@ public final class CompletionQueue implements AutoCloseable {
   /**
    * Adds a completion: copies {@code completion} into a free slot, wakes threads blocked in
    * {@link #await} and fires an armed notification whose condition it meets, on this thread.
-   * Never blocks, never allocates; safe from any number of threads.
+   * Never allocates and never parks; safe from any number of threads. It waits only in one rare
+   * case: when the slot it needs still holds a completion that a poller has taken and is
+   * copying out.
    *
    * <p>Returns false, adding nothing, when the queue is full, overrun or closed. The first
    * refusal for lack of space latches the overrun state and calls

@@ -7,7 +7,9 @@ package io.iwarp4j.verbs;
  */
 public class WorkQueueFullException extends IllegalStateException {
 
+  /** Which queue was full, e.g. "send queue". */
   private final String queue;
+  /** The most work requests that queue holds. */
   private final int depth;
 
   /**

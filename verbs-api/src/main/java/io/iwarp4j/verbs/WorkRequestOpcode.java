@@ -25,18 +25,20 @@ package io.iwarp4j.verbs;
  */
 public enum WorkRequestOpcode {
   /** RDMA Write (RFC 5040 §4.3): place local data into the peer's tagged buffer. */
-  RDMA_WRITE(Flags.REMOTE, WcOpcode.RDMA_WRITE),
+  RDMA_WRITE(Flags.REMOTE | Flags.SOURCE, WcOpcode.RDMA_WRITE),
   /** RDMA Read (RFC 5040 §4.4): fetch the peer's tagged buffer into one local buffer. */
   RDMA_READ(Flags.REMOTE, WcOpcode.RDMA_READ),
   /** Send (RFC 5040 §4.6): deliver local data into the peer's next posted receive. */
-  SEND(Flags.RECEIVE | Flags.SOLICIT, WcOpcode.SEND),
+  SEND(Flags.SOURCE | Flags.RECEIVE | Flags.SOLICIT, WcOpcode.SEND),
   /** Send with Invalidate (RFC 5040 §4.7): a Send that also invalidates a peer STag. */
-  SEND_WITH_INVALIDATE(Flags.RECEIVE | Flags.SOLICIT | Flags.INVALIDATE, WcOpcode.SEND),
+  SEND_WITH_INVALIDATE(Flags.SOURCE | Flags.RECEIVE | Flags.SOLICIT | Flags.INVALIDATE,
+      WcOpcode.SEND),
   /** Send with Solicited Event (RFC 5040 §4.6): a Send that raises a solicited event. */
-  SEND_WITH_SOLICITED(Flags.RECEIVE | Flags.SOLICIT | Flags.SOLICITED, WcOpcode.SEND),
+  SEND_WITH_SOLICITED(Flags.SOURCE | Flags.RECEIVE | Flags.SOLICIT | Flags.SOLICITED,
+      WcOpcode.SEND),
   /** Send with Solicited Event and Invalidate (RFC 5040 §4.7). */
-  SEND_WITH_SOLICITED_INVALIDATE(
-      Flags.RECEIVE | Flags.SOLICIT | Flags.SOLICITED | Flags.INVALIDATE, WcOpcode.SEND),
+  SEND_WITH_SOLICITED_INVALIDATE(Flags.SOURCE | Flags.RECEIVE | Flags.SOLICIT
+      | Flags.SOLICITED | Flags.INVALIDATE, WcOpcode.SEND),
   /** FetchAdd (RFC 7306 §5.1.1): masked 64-bit add at the peer, returning the old value. */
   ATOMIC_FETCH_ADD(Flags.REMOTE | Flags.RFC7306 | Flags.ATOMIC, WcOpcode.ATOMIC_FETCH_ADD),
   /** CmpSwap (RFC 7306 §5.1.2): masked 64-bit compare-and-swap, returning the old value. */
@@ -52,9 +54,8 @@ public enum WorkRequestOpcode {
    * RDMA Write with Immediate Data: an RDMA Write followed by an Immediate Data message
    * (RFC 7306 §6), completing at the peer like InfiniBand's Write with Immediate.
    */
-  RDMA_WRITE_WITH_IMMEDIATE(
-      Flags.REMOTE | Flags.RECEIVE | Flags.SOLICIT | Flags.RFC7306 | Flags.IMMEDIATE,
-      WcOpcode.RDMA_WRITE_WITH_IMMEDIATE);
+  RDMA_WRITE_WITH_IMMEDIATE(Flags.REMOTE | Flags.SOURCE | Flags.RECEIVE | Flags.SOLICIT
+      | Flags.RFC7306 | Flags.IMMEDIATE, WcOpcode.RDMA_WRITE_WITH_IMMEDIATE);
 
   /** Property bits; a nested class because enum constructors cannot see static fields. */
   private static final class Flags {
@@ -66,6 +67,7 @@ public enum WorkRequestOpcode {
     static final int RFC7306 = 1 << 5;
     static final int ATOMIC = 1 << 6;
     static final int IMMEDIATE = 1 << 7;
+    static final int SOURCE = 1 << 8;
   }
 
   private final int flags;
@@ -161,9 +163,7 @@ public enum WorkRequestOpcode {
    * @return true for the Send family, RDMA Write and RDMA Write with Immediate
    */
   public boolean sendsLocalData() {
-    return this == RDMA_WRITE || this == RDMA_WRITE_WITH_IMMEDIATE
-        || this == SEND || this == SEND_WITH_INVALIDATE
-        || this == SEND_WITH_SOLICITED || this == SEND_WITH_SOLICITED_INVALIDATE;
+    return (flags & Flags.SOURCE) != 0;
   }
 
   /**

@@ -66,6 +66,14 @@ class WorkRequestOpcodeTest {
   }
 
   @Test
+  void opcodesWhoseSgesAreTheSourceOfTheMessage() {
+    assertEquals(EnumSet.of(WorkRequestOpcode.RDMA_WRITE, WorkRequestOpcode.SEND,
+        WorkRequestOpcode.SEND_WITH_INVALIDATE, WorkRequestOpcode.SEND_WITH_SOLICITED,
+        WorkRequestOpcode.SEND_WITH_SOLICITED_INVALIDATE,
+        WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE), where(WorkRequestOpcode::sendsLocalData));
+  }
+
+  @Test
   void completionOpcodes() {
     assertEquals(WcOpcode.SEND, WorkRequestOpcode.SEND_WITH_SOLICITED_INVALIDATE
         .completionOpcode());
