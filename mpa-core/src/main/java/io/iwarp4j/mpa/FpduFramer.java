@@ -179,8 +179,8 @@ public final class FpduFramer {
     }
     lengthFieldPosition = position + (leadingMarker ? MpaMarker.SIZE : 0);
     prefix.writeShort(ulpduLength);
-    crc.reset();
     if (crcOn) {
+      crc.reset();
       // Octet by octet: cheaper than a buffer range for a field this small.
       if (leadingMarker) {
         crc.update(ZERO_MARKER, 0, MpaMarker.SIZE);
@@ -237,7 +237,9 @@ public final class FpduFramer {
     boolean markerBeforeCrc = markers && MpaMarker.isMarkerPosition(position + pad);
     int covered = pad + (markerBeforeCrc ? MpaMarker.SIZE : 0);
     ByteBuf trailer = ctx.alloc().ioBuffer(covered + FpduHeader.CRC_SIZE);
-    trailer.writeZero(pad);
+    for (int i = 0; i < pad; i++) {
+      trailer.writeByte(0);
+    }
     if (markerBeforeCrc) {
       MpaMarker.write(trailer, (int) (position + pad - lengthFieldPosition));
     }
