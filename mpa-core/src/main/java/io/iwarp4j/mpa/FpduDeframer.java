@@ -28,11 +28,13 @@ import org.slf4j.LoggerFactory;
  * A ULPDU is handed to {@link UlpduListener#onUlpdu} only after its CRC was verified. The
  * {@link Ulpdu} view's pieces are ranges of the received buffers themselves; a buffer that backs
  * an FPDU not yet complete at the end of a read is retained until that FPDU was delivered or
- * dropped. Only the FPDU being assembled is ever held, so at most one FPDU of received data is.
- * A peer that trickles an FPDU in tiny reads could make that one FPDU pin many buffers: once
+ * dropped. Only the buffers backing the one FPDU being assembled are ever held (FPDUs are never
+ * queued), so the data held is bounded by one maximum FPDU plus the unrelated octets sharing its
+ * first read. A peer that trickles an FPDU in tiny reads could make it pin many buffers: once
  * {@link #MAX_HELD_BUFFERS} are held, the ULPDU octets gathered so far are copied into one pooled
  * buffer sized for the ULPDU and the read buffers are released ({@link #consolidations()} counts
- * this). That copy happens only in that pathological case.
+ * this); later octets of that FPDU append to the same buffer, so each octet is copied at most
+ * once. That copy happens only in this pathological case.
  *
  * <h2>Errors and end of input</h2>
  * After the first error the listener gets {@link UlpduListener#onMpaError} once; nothing more is
