@@ -9,6 +9,7 @@ public final class Main {
     String cmd = args.length == 0 ? "loopback" : args[0];
     String[] rest = java.util.Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
     switch (cmd) {
+      case "loopback" -> LoopbackDemo.run(rest);
       case "jmh" -> org.openjdk.jmh.Main.main(rest);
       default -> {
         System.err.println("usage: java -jar iwarp4j-benchmarks.jar [loopback|jmh [JMH options]]");

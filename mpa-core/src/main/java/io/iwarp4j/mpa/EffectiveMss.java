@@ -17,11 +17,12 @@ final class EffectiveMss {
   }
 
   /**
-   * The EMSS the socket reports. Reading the kernel's TCP_MAXSEG on epoll channels is not
-   * implemented yet (it belongs here); until then every transport gets
-   * {@link Mulpdu#DEFAULT_EMSS}.
+   * The EMSS the socket reports: the kernel's MSS from TCP_INFO on the epoll transport (65483 on
+   * loopback, about 1448 on an Ethernet path with timestamps), else {@link Mulpdu#DEFAULT_EMSS}
+   * because NIO cannot read TCP_MAXSEG portably.
    */
   static int fromSocket(Channel channel) {
-    return Mulpdu.DEFAULT_EMSS;
+    int mss = Transport.kernelMss(channel);
+    return mss >= 64 ? mss : Mulpdu.DEFAULT_EMSS;
   }
 }

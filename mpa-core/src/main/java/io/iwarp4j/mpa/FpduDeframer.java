@@ -28,11 +28,13 @@ import org.slf4j.LoggerFactory;
  * A ULPDU is handed to {@link UlpduListener#onUlpdu} only after its CRC was verified. The
  * {@link Ulpdu} view's pieces are ranges of the received buffers themselves; a buffer that backs
  * an FPDU not yet complete at the end of a read is retained until that FPDU was delivered or
- * dropped. Only the FPDU being assembled is ever held, so at most one FPDU of received data is.
- * A peer that trickles an FPDU in tiny reads could make that one FPDU pin many buffers: once
+ * dropped. Only the buffers backing the one FPDU being assembled are ever held (FPDUs are never
+ * queued), so the data held is bounded by one maximum FPDU plus the unrelated octets sharing its
+ * first read. A peer that trickles an FPDU in tiny reads could make it pin many buffers: once
  * {@link #MAX_HELD_BUFFERS} are held, the ULPDU octets gathered so far are copied into one pooled
  * buffer sized for the ULPDU and the read buffers are released ({@link #consolidations()} counts
- * this). That copy happens only in that pathological case.
+ * this); later octets of that FPDU append to the same buffer, so each octet is copied at most
+ * once. That copy happens only in this pathological case.
  *
  * <h2>Errors and end of input</h2>
  * After the first error the listener gets {@link UlpduListener#onMpaError} once; nothing more is
@@ -197,6 +199,16 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
     int i = in.readerIndex();
     final int end = in.writerIndex();
     while (i < end) {
+      if (state == LENGTH && fieldOctets == 0 && markerRemaining == 0) {
+        int n = wholeFpdu(ctx, in, i, end);
+        if (n > 0) {
+          i += n;
+          if (failed || removed) {
+            return;
+          }
+          continue;
+        }
+      }
       if (markersIn) {
         if (markerRemaining == 0 && MpaMarker.isMarkerPosition(position)) {
           markerRemaining = MpaMarker.SIZE;
@@ -292,6 +304,34 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Fast path for the common case: a whole FPDU, with no Marker inside, lies in this read at
+   * {@code i}. Parses, checks and delivers it in one step and returns its length; returns 0 (and
+   * changes nothing) when the general state machine has to do it.
+   */
+  private int wholeFpdu(ChannelHandlerContext ctx, ByteBuf in, int i, int end) {
+    if (end - i < FpduHeader.fpduLength(0)) {
+      return 0;
+    }
+    int length = in.getUnsignedShort(i);
+    int pad = FpduHeader.padLength(length);
+    int covered = FpduHeader.ULPDU_LENGTH_SIZE + length + pad;
+    int total = covered + FpduHeader.CRC_SIZE;
+    // A Marker due exactly at the end belongs to the next FPDU; one due earlier (or now) does not
+    // fit this path.
+    if (end - i < total || markersIn && MpaMarker.octetsToNextMarker(position) < total) {
+      return 0;
+    }
+    lengthFieldPosition = position;
+    ulpduLength = length;
+    updateCrc(in, i, covered);
+    addPiece(in, i + FpduHeader.ULPDU_OFFSET, length);
+    fieldValue = FpduHeader.getCrc(in, i + covered);
+    position += total;
+    completeFpdu(ctx);
+    return total;
+  }
+
   private void startUlpdu(int length) {
     ulpduLength = length;
     ulpduRemaining = length;
@@ -327,8 +367,10 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
   }
 
   private void addPiece(ByteBuf in, int index, int length) {
-    ulpdu.addPiece(in, index, length);
-    currentBacksFpdu = true;
+    if (length > 0) {
+      ulpdu.addPiece(in, index, length);
+      currentBacksFpdu = true;
+    }
   }
 
   private void completeFpdu(ChannelHandlerContext ctx) {
@@ -353,7 +395,9 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
     fieldValue = 0;
     markerMismatch = false;
     markerMismatchDetail = null;
-    crc.reset();
+    if (crcOn) {
+      crc.reset();
+    }
     fpduStart = position;
     fpdusDelivered++;
     try {

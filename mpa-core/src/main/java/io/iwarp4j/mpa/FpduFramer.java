@@ -18,8 +18,10 @@ import java.util.zip.CRC32C;
  *   <li>a small pooled buffer with the ULPDU_Length (preceded by a Marker {@code 00 00 00 00}
  *       when one is due at the FPDU's start);
  *   <li>the caller's header buffer, then each payload buffer, as they are;
- *   <li>a small pooled trailer with PAD, a Marker when one falls between PAD and CRC, and the
- *       CRC field (4 zero octets when CRC is not in use).
+ *   <li>a small trailer with PAD, a Marker when one falls between PAD and CRC, and the CRC
+ *       field (4 zero octets when CRC is not in use). Trailers come from a per-connection ring of
+ *       reusable buffers, each reused once the transport released it, so the buffer MPA adds to
+ *       every FPDU costs no allocation; the ring is released when the channel closes.
  * </ol>
  * A Marker that falls inside the header or a payload buffer splits it: the part before the
  * Marker goes out as a {@link ByteBuf#retainedSlice retained slice}, then a 4-octet pooled
@@ -41,17 +43,18 @@ import java.util.zip.CRC32C;
  * worst-case Markers, fits one TCP segment (RFC 5044 §5.1, §4.5). A receiver can then find an
  * FPDU header at the start of most segments: RNICs place such FPDUs directly into application
  * memory, and a lost segment delays only the FPDU it carried instead of forcing the receiver to
- * buffer a large FPDU spread over many segments before its CRC can be checked. The default
- * EMSS is a 1500-octet Ethernet MTU's ({@link Mulpdu#DEFAULT_EMSS}) because Java cannot read the
- * kernel's MSS portably.
+ * buffer a large FPDU spread over many segments before its CRC can be checked. The EMSS is
+ * the kernel's MSS read from TCP_INFO on the epoll transport ({@link Transport#kernelMss}); NIO
+ * cannot read it portably and assumes a 1500-octet Ethernet MTU ({@link Mulpdu#DEFAULT_EMSS}).
  *
  * <h2>Ownership</h2>
  * Every buffer passed in is owned by the framer from the call on and released exactly once:
  * by the transport after it took the octets, or by the framer when the call throws.
  *
  * <p>Event-loop confined: call it only from the channel's event loop. No per-FPDU allocation
- * beyond small pooled buffers from {@code ctx.alloc()} (and a slice per Marker that splits a
- * buffer).
+ * beyond the small pooled prefix buffer from {@code ctx.alloc()} (plus, with Markers, a pooled
+ * Marker buffer and a slice per Marker that splits a buffer). Feeding the CRC from a derived
+ * buffer (a slice or duplicate) makes Netty create a ByteBuffer view; root buffers need none.
  */
 public final class FpduFramer {
   /**
@@ -69,6 +72,7 @@ public final class FpduFramer {
   private final int maxUlpduLength;
   private final ChannelPromise voidPromise;
   private final CRC32C crc = new CRC32C();
+  private final TrailerBuffers trailers;
 
   /** Octets sent in Full Operation, Markers included. */
   private long position;
@@ -99,6 +103,7 @@ public final class FpduFramer {
     this.markers = markers;
     this.maxUlpduLength = maxUlpduLength;
     this.voidPromise = ctx.voidPromise();
+    this.trailers = new TrailerBuffers(ctx);
   }
 
   /** The largest ULPDU {@link #write} accepts (MULPDU). */
@@ -179,8 +184,8 @@ public final class FpduFramer {
     }
     lengthFieldPosition = position + (leadingMarker ? MpaMarker.SIZE : 0);
     prefix.writeShort(ulpduLength);
-    crc.reset();
     if (crcOn) {
+      crc.reset();
       // Octet by octet: cheaper than a buffer range for a field this small.
       if (leadingMarker) {
         crc.update(ZERO_MARKER, 0, MpaMarker.SIZE);
@@ -236,8 +241,10 @@ public final class FpduFramer {
     // never falls inside PAD: it can only be due once PAD is done, right before the CRC.
     boolean markerBeforeCrc = markers && MpaMarker.isMarkerPosition(position + pad);
     int covered = pad + (markerBeforeCrc ? MpaMarker.SIZE : 0);
-    ByteBuf trailer = ctx.alloc().ioBuffer(covered + FpduHeader.CRC_SIZE);
-    trailer.writeZero(pad);
+    ByteBuf trailer = trailers.acquire();
+    for (int i = 0; i < pad; i++) {
+      trailer.writeByte(0);
+    }
     if (markerBeforeCrc) {
       MpaMarker.write(trailer, (int) (position + pad - lengthFieldPosition));
     }

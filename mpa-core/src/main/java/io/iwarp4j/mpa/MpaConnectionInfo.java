@@ -13,10 +13,11 @@ package io.iwarp4j.mpa;
  * @param rtr the RTR indication the Initiator sent as its first FPDU (peer-to-peer model), null
  *     when none. MPA sends and consumes it (and the zero-length Read Response a Read RTR gets)
  *     itself; the upper layers never see either. Contract for the upper layers: the RTR used
- *     the first message number of its queue, so for {@link RtrType#SEND} both ends start their
- *     QN 0 MSNs at 2, for {@link RtrType#READ} both ends start their QN 1 MSNs at 2 (the
- *     Initiator's next Read Request, the Responder's next expected one); a {@link RtrType#WRITE}
- *     consumes no MSN.
+ *     the first message number of its queue in the Initiator-to-Responder direction only, so
+ *     for {@link RtrType#SEND} the Initiator's next Send and the Responder's next expected Send
+ *     are QN 0 MSN 2, for {@link RtrType#READ} the Initiator's next Read Request and the
+ *     Responder's next expected one are QN 1 MSN 2. The other direction (Responder to
+ *     Initiator) starts at MSN 1 as usual. A {@link RtrType#WRITE} consumes no MSN.
  * @param localIrd this end's inbound Read/Atomic depth after negotiation
  * @param localOrd this end's outbound Read/Atomic depth after negotiation
  * @param peer what the peer's startup frame said (its IRD/ORD and private data included)

@@ -1,0 +1,455 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.verbs.internal.MpmcSlotRing;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A completion queue, the counterpart of {@code ibv_cq}: a bounded queue of
+ * {@link WorkCompletion}s that queue pairs add to and the application takes from.
+ *
+ * <h2>Taking completions</h2>
+ * {@link #poll(WorkCompletion[])} copies ready completions into a caller-owned array and never
+ * blocks or allocates; any number of threads may poll. {@link #await} blocks until a completion
+ * is ready, the timeout passes, or the thread is interrupted. For event-driven use, set a
+ * {@link CompletionListener} and arm it with {@link #requestNotify(boolean)}, as with
+ * {@code ibv_req_notify_cq}.
+ *
+ * <h2>Capacity and overrun</h2>
+ * The queue holds at most {@link #capacity()} completions, all preallocated. Size it for the
+ * work requests that can be outstanding on the queue pairs feeding it. A completion that does
+ * not fit is refused ({@link #offer} returns false) and the queue latches the overrun state, as
+ * a verbs CQ does: it refuses every later completion, the protocol engine moves each queue pair
+ * whose completion is refused to the ERROR state, and {@link CompletionListener#onOverrun} is
+ * called once. Completions already queued can still be polled. Nothing is lost silently.
+ *
+ * <h2>Adding completions</h2>
+ * {@link #offer(WorkCompletion)} is for the protocol engine; several event loops may feed one
+ * queue. It copies the completion into a preallocated slot without locking or allocating, wakes
+ * blocked waiters and fires an armed notification. Capacity is counted exactly: a completion
+ * that a poller has taken no longer counts, even while it is still being copied out; a producer
+ * that needs that very slot waits for the copy (a few field writes) rather than overflow.
+ */
+public final class CompletionQueue implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CompletionQueue.class);
+
+  /** The largest capacity accepted. */
+  public static final int MAX_CAPACITY = 1 << 22;
+
+  private static final int OVERRUN = 1;
+  private static final int CLOSED = 1 << 1;
+
+  private static final int DISARMED = 0;
+  private static final int ARMED_SOLICITED = 1;
+  private static final int ARMED_NEXT = 2;
+
+  private static final VarHandle STATE;
+  private static final VarHandle ARMED;
+  private static final VarHandle WAITERS;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      STATE = lookup.findVarHandle(CompletionQueue.class, "state", int.class);
+      ARMED = lookup.findVarHandle(CompletionQueue.class, "armed", int.class);
+      WAITERS = lookup.findVarHandle(CompletionQueue.class, "waiters", Waiter.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /**
+   * A thread blocked in {@link #await}, on a lock-free stack. Made fresh for every park so a
+   * node is never pushed twice; a producer takes the whole stack and unparks every node.
+   */
+  private static final class Waiter {
+    final Thread thread;
+    Waiter next;
+    volatile boolean active = true;
+
+    Waiter(Thread thread) {
+      this.thread = thread;
+    }
+  }
+
+  private final MpmcSlotRing<WorkCompletion> ring;
+  private final int capacity;
+  private volatile CompletionListener listener;
+  // OVERRUN | CLOSED bits; read on every offer, written once each.
+  private volatile int state;
+  private volatile int armed;
+  private volatile Waiter waiters;
+
+  /**
+   * Creates a queue with no listener.
+   *
+   * @param capacity the most completions it holds, 1 to {@value #MAX_CAPACITY}
+   * @throws IllegalArgumentException if {@code capacity} is out of range
+   */
+  public CompletionQueue(int capacity) {
+    this(capacity, null);
+  }
+
+  /**
+   * Creates a queue.
+   *
+   * @param capacity the most completions it holds, 1 to {@value #MAX_CAPACITY}
+   * @param listener receives notifications and the overrun event; may be null
+   * @throws IllegalArgumentException if {@code capacity} is out of range
+   */
+  public CompletionQueue(int capacity, CompletionListener listener) {
+    if (capacity < 1 || capacity > MAX_CAPACITY) {
+      throw new IllegalArgumentException("completion queue capacity " + capacity
+          + " is outside 1.." + MAX_CAPACITY);
+    }
+    this.capacity = capacity;
+    this.ring = new MpmcSlotRing<>(capacity, WorkCompletion::new,
+        (from, to) -> to.copyFrom(from));
+    this.listener = listener;
+  }
+
+  /**
+   * The most completions this queue holds.
+   *
+   * @return the capacity given at construction
+   */
+  public int capacity() {
+    return capacity;
+  }
+
+  /**
+   * Sets or replaces the listener for notifications and the overrun event.
+   *
+   * @param listener the listener, or null for none
+   * @return this queue
+   */
+  public CompletionQueue listener(CompletionListener listener) {
+    this.listener = listener;
+    return this;
+  }
+
+  /**
+   * The current listener.
+   *
+   * @return the listener, or null
+   */
+  public CompletionListener listener() {
+    return listener;
+  }
+
+  // ---- producer side (the protocol engine) ----
+
+  /**
+   * Adds a completion: copies {@code completion} into a free slot, wakes threads blocked in
+   * {@link #await} and fires an armed notification whose condition it meets, on this thread.
+   * Never allocates and never parks; safe from any number of threads. It waits only in one rare
+   * case: when the slot it needs still holds a completion that a poller has taken and is
+   * copying out.
+   *
+   * <p>Returns false, adding nothing, when the queue is full, overrun or closed. The first
+   * refusal for lack of space latches the overrun state and calls
+   * {@link CompletionListener#onOverrun}; the caller moves the queue pair the completion
+   * belonged to into the ERROR state.
+   *
+   * @param completion the completion to copy; its status and opcode must be set; the caller
+   *     may reuse it as soon as this returns
+   * @return true when added
+   * @throws IllegalArgumentException if the status or opcode is not set
+   */
+  public boolean offer(WorkCompletion completion) {
+    if (completion.status() == null || completion.opcode() == null) {
+      throw new IllegalArgumentException("completion without status or opcode: " + completion);
+    }
+    if (state != 0) {
+      return false;
+    }
+    if (!ring.offer(completion)) {
+      latchOverrun();
+      return false;
+    }
+    // Publication was a volatile write; this volatile read pairs with a waiter's push.
+    if (waiters != null) {
+      wakeWaiters();
+    }
+    if (armed != DISARMED) {
+      fireIfArmed(completion);
+    }
+    return true;
+  }
+
+  /**
+   * Whether the queue has overflowed and now refuses every completion.
+   *
+   * @return true once an overrun has happened
+   */
+  public boolean isOverrun() {
+    return (state & OVERRUN) != 0;
+  }
+
+  // ---- consumer side ----
+
+  /**
+   * Takes up to {@code out.length} ready completions, oldest first, copying them into the
+   * elements of {@code out}. Never blocks, never allocates; safe from any number of threads.
+   *
+   * @param out preallocated completions to fill; none may be null
+   * @return the number filled, {@code out[0]} to {@code out[n - 1]}; 0 when none was ready
+   * @throws NullPointerException if {@code out} or one of its elements is null
+   */
+  public int poll(WorkCompletion[] out) {
+    return poll(out, out.length);
+  }
+
+  /**
+   * Takes up to {@code max} ready completions into {@code out[0]} to {@code out[max - 1]}.
+   *
+   * @param out preallocated completions to fill
+   * @param max the most to take, 0 to {@code out.length}
+   * @return the number filled
+   * @throws NullPointerException if {@code out} or one of its first {@code max} elements is
+   *     null
+   * @throws IllegalArgumentException if {@code max} is out of range
+   */
+  public int poll(WorkCompletion[] out, int max) {
+    checkOut(out, max);
+    return take(out, max);
+  }
+
+  /**
+   * Takes up to {@code out.length} completions, waiting up to {@code timeout} for the first
+   * if none is ready. The wait parks the thread; it does not spin. Any number of threads may
+   * wait; each new completion wakes them all to compete for it.
+   *
+   * @param out preallocated completions to fill; none may be null
+   * @param timeout how long to wait at most; 0 or less does not wait
+   * @param unit the unit of {@code timeout}
+   * @return the number filled; 0 when the timeout passed with none ready
+   * @throws InterruptedException if the thread is interrupted while waiting (its interrupt
+   *     status is cleared); completions ready on entry are returned without checking
+   * @throws IllegalStateException if the queue is closed and empty, or is closed while waiting
+   * @throws NullPointerException if {@code out} or one of its elements is null
+   */
+  public int await(WorkCompletion[] out, long timeout, TimeUnit unit)
+      throws InterruptedException {
+    return await(out, out.length, timeout, unit);
+  }
+
+  /**
+   * As {@link #await(WorkCompletion[], long, TimeUnit)}, taking at most {@code max}.
+   *
+   * @param out preallocated completions to fill
+   * @param max the most to take, 1 to {@code out.length}
+   * @param timeout how long to wait at most; 0 or less does not wait
+   * @param unit the unit of {@code timeout}
+   * @return the number filled; 0 when the timeout passed with none ready
+   * @throws InterruptedException if the thread is interrupted while waiting
+   * @throws IllegalStateException if the queue is closed and empty, or is closed while waiting
+   * @throws IllegalArgumentException if {@code max} is out of range
+   */
+  public int await(WorkCompletion[] out, int max, long timeout, TimeUnit unit)
+      throws InterruptedException {
+    checkOut(out, max);
+    if (max == 0) {
+      throw new IllegalArgumentException("await with max 0 would only wait");
+    }
+    Objects.requireNonNull(unit, "unit");
+    int n = take(out, max);
+    if (n > 0) {
+      return n;
+    }
+    long remaining = unit.toNanos(Math.max(0, timeout));
+    // Wrap-around arithmetic keeps deadline - now right even when now + remaining overflows.
+    long deadline = System.nanoTime() + remaining;
+    for (;;) {
+      if ((state & CLOSED) != 0) {
+        throw new IllegalStateException("completion queue is closed");
+      }
+      if (remaining <= 0) {
+        return 0;
+      }
+      if (Thread.interrupted()) {
+        throw new InterruptedException("interrupted while waiting for completions");
+      }
+      Waiter node = new Waiter(Thread.currentThread());
+      push(node);
+      try {
+        // Our push was a volatile write; a producer publishes with a volatile write and then
+        // reads the stack. One of us sees the other, so a completion cannot slip past.
+        if (!ring.mayHaveReady() && (state & CLOSED) == 0) {
+          LockSupport.parkNanos(this, remaining);
+        }
+      } finally {
+        node.active = false;
+        unlinkIfTop(node);
+      }
+      n = take(out, max);
+      if (n > 0) {
+        return n;
+      }
+      remaining = deadline - System.nanoTime();
+    }
+  }
+
+  /**
+   * Arms a one-shot notification, like {@code ibv_req_notify_cq}: the next completion added
+   * after this call (with {@code solicitedOnly}, the next one that is {@link
+   * WorkCompletion#solicited() solicited} or unsuccessful) calls
+   * {@link CompletionListener#onCompletion} once and disarms. Completions already queued do not
+   * fire it, so arm first and then poll once more before waiting for the event. Arming for any
+   * completion while armed for solicited ones widens the condition; the reverse keeps it wide.
+   *
+   * @param solicitedOnly whether only solicited or unsuccessful completions fire it
+   * @throws IllegalStateException if no listener is set, or the queue is closed
+   */
+  public void requestNotify(boolean solicitedOnly) {
+    if (listener == null) {
+      throw new IllegalStateException("requestNotify needs a CompletionListener: set one first");
+    }
+    if ((state & CLOSED) != 0) {
+      throw new IllegalStateException("completion queue is closed");
+    }
+    int want = solicitedOnly ? ARMED_SOLICITED : ARMED_NEXT;
+    for (;;) {
+      int current = armed;
+      if (current >= want || ARMED.compareAndSet(this, current, want)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * The number of completions queued or being queued, a snapshot that may be stale at once.
+   *
+   * @return 0 to {@link #capacity()}
+   */
+  public int size() {
+    return ring.size();
+  }
+
+  /**
+   * Whether {@link #close()} has been called.
+   *
+   * @return true when closed
+   */
+  public boolean isClosed() {
+    return (state & CLOSED) != 0;
+  }
+
+  /**
+   * Closes the queue: later completions are refused, the notification is disarmed and blocked
+   * waiters wake with {@link IllegalStateException}. Completions already queued can still be
+   * polled. Idempotent.
+   */
+  @Override
+  public void close() {
+    STATE.getAndBitwiseOr(this, CLOSED);
+    armed = DISARMED;
+    wakeWaiters();
+  }
+
+  /**
+   * A short description for diagnostics; it allocates.
+   *
+   * @return capacity, size and state
+   */
+  @Override
+  public String toString() {
+    return "CompletionQueue{capacity=" + capacity + ", size=" + size()
+        + (isOverrun() ? ", OVERRUN" : "") + (isClosed() ? ", CLOSED" : "") + '}';
+  }
+
+  private void latchOverrun() {
+    if ((state & CLOSED) != 0) {
+      return; // refused because of close, not for lack of space
+    }
+    int previous = (int) STATE.getAndBitwiseOr(this, OVERRUN);
+    if ((previous & OVERRUN) == 0) {
+      CompletionListener l = listener;
+      if (l != null) {
+        try {
+          l.onOverrun(this);
+        } catch (RuntimeException e) {
+          LOG.warn("CompletionListener.onOverrun threw; ignored", e);
+        }
+      }
+    }
+  }
+
+  private void fireIfArmed(WorkCompletion completion) {
+    boolean matchesSolicited = completion.solicited() || !completion.isSuccess();
+    for (;;) {
+      int current = armed;
+      if (current == DISARMED || current == ARMED_SOLICITED && !matchesSolicited) {
+        return;
+      }
+      if (ARMED.compareAndSet(this, current, DISARMED)) {
+        break;
+      }
+    }
+    CompletionListener l = listener;
+    if (l != null) {
+      try {
+        l.onCompletion(this);
+      } catch (RuntimeException e) {
+        LOG.warn("CompletionListener.onCompletion threw; ignored", e);
+      }
+    }
+  }
+
+  private int take(WorkCompletion[] out, int max) {
+    int n = 0;
+    while (n < max && ring.poll(out[n])) {
+      n++;
+    }
+    return n;
+  }
+
+  private static void checkOut(WorkCompletion[] out, int max) {
+    Objects.requireNonNull(out, "out");
+    if (max < 0 || max > out.length) {
+      throw new IllegalArgumentException("max " + max + " is outside 0.." + out.length
+          + " (the length of out)");
+    }
+    // Checked up front: a null found after taking completions would lose them.
+    for (int i = 0; i < max; i++) {
+      if (out[i] == null) {
+        throw new NullPointerException("out[" + i + "] is null: preallocate every element");
+      }
+    }
+  }
+
+  private void push(Waiter node) {
+    for (;;) {
+      Waiter top = waiters;
+      // Drop nodes of waiters that have left, so repeated timeouts cannot grow the stack.
+      if (top != null && !top.active) {
+        WAITERS.compareAndSet(this, top, top.next);
+        continue;
+      }
+      node.next = top;
+      if (WAITERS.compareAndSet(this, top, node)) {
+        return;
+      }
+    }
+  }
+
+  private void unlinkIfTop(Waiter node) {
+    WAITERS.compareAndSet(this, node, node.next);
+  }
+
+  private void wakeWaiters() {
+    Waiter w = (Waiter) WAITERS.getAndSet(this, null);
+    while (w != null) {
+      if (w.active) {
+        LockSupport.unpark(w.thread);
+      }
+      w = w.next;
+    }
+  }
+}

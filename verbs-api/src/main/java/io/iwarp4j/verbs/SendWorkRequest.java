@@ -1,0 +1,575 @@
+package io.iwarp4j.verbs;
+
+import java.util.Objects;
+
+/**
+ * A work request for the send queue, the counterpart of {@code ibv_send_wr}: a reusable,
+ * mutable object with fluent setters.
+ *
+ * <p>Build one per posting thread, fill it, post it, and fill it again: posting copies it, so
+ * it may be changed as soon as the post returns, and nothing is allocated on the way. Fields an
+ * opcode does not use are ignored (see {@link WorkRequestOpcode} for which it uses);
+ * {@link #reset()} returns every field to its default. Not thread-safe.
+ *
+ * <p>The Atomic fields map to the RFC 7306 Atomic Request header as follows. FetchAdd sends
+ * {@link #addData()} and {@link #addMask()} as "Add or Swap Data/Mask", zero as Compare Data and
+ * all ones as Compare Mask. CmpSwap sends {@link #swapData()} and {@link #swapMask()} as "Add
+ * or Swap Data/Mask" with {@link #compareData()} and {@link #compareMask()}. The masks default
+ * to the unmasked operation: an Add Mask of 0 (one 64-bit field, carries propagate through all
+ * bits, RFC 7306 §5.1.1) and Compare and Swap Masks of all ones.
+ */
+public final class SendWorkRequest {
+
+  /** The longest message RDMAP can express: DDP offsets and RDMA Read sizes are 32 bits. */
+  public static final long MAX_MESSAGE_LENGTH = 0xFFFF_FFFFL;
+
+  /** Octets of an Atomic's original value and of Immediate Data (RFC 7306). */
+  public static final int ATOMIC_OPERAND_LENGTH = 8;
+
+  private final ScatterGatherList sgl;
+  private long wrId;
+  private WorkRequestOpcode opcode;
+  private int flags;
+  private int remoteStag;
+  private boolean hasRemoteStag;
+  private long remoteAddress;
+  private int invalidateStag;
+  private boolean hasInvalidateStag;
+  private long addData;
+  private long addMask;
+  private long compareData;
+  private long compareMask = -1L;
+  private long swapData;
+  private long swapMask = -1L;
+  private long immData;
+  private LocalBuffer localResultBuffer;
+  private long localResultOffset;
+
+  /**
+   * Creates an empty work request.
+   *
+   * @param maxSge the capacity of its scatter/gather list, normally the queue pair's maximum
+   *     send SGEs
+   * @throws IllegalArgumentException if {@code maxSge} is negative or above
+   *     {@link ScatterGatherList#MAX_CAPACITY}
+   */
+  public SendWorkRequest(int maxSge) {
+    this.sgl = new ScatterGatherList(maxSge);
+  }
+
+  /**
+   * Returns every field to its default and empties the scatter/gather list.
+   *
+   * @return this work request
+   */
+  public SendWorkRequest reset() {
+    sgl.clear();
+    wrId = 0;
+    opcode = null;
+    flags = 0;
+    remoteStag = 0;
+    hasRemoteStag = false;
+    remoteAddress = 0;
+    invalidateStag = 0;
+    hasInvalidateStag = false;
+    addData = 0;
+    addMask = 0;
+    compareData = 0;
+    compareMask = -1L;
+    swapData = 0;
+    swapMask = -1L;
+    immData = 0;
+    localResultBuffer = null;
+    localResultOffset = 0;
+    return this;
+  }
+
+  /**
+   * Makes this work request a copy of {@code other}, without allocating.
+   *
+   * @param other the work request to copy
+   * @return this work request
+   * @throws IllegalArgumentException if {@code other} has more SGEs than this one can hold
+   */
+  public SendWorkRequest copyFrom(SendWorkRequest other) {
+    if (other == this) {
+      return this;
+    }
+    sgl.copyFrom(other.sgl);
+    wrId = other.wrId;
+    opcode = other.opcode;
+    flags = other.flags;
+    remoteStag = other.remoteStag;
+    hasRemoteStag = other.hasRemoteStag;
+    remoteAddress = other.remoteAddress;
+    invalidateStag = other.invalidateStag;
+    hasInvalidateStag = other.hasInvalidateStag;
+    addData = other.addData;
+    addMask = other.addMask;
+    compareData = other.compareData;
+    compareMask = other.compareMask;
+    swapData = other.swapData;
+    swapMask = other.swapMask;
+    immData = other.immData;
+    localResultBuffer = other.localResultBuffer;
+    localResultOffset = other.localResultOffset;
+    return this;
+  }
+
+  /**
+   * Checks that the work request is complete and consistent for its opcode. The queue pair
+   * calls this before accepting a post; callers may call it earlier.
+   *
+   * @param maxSge the queue pair's maximum SGEs per send work request
+   * @throws IllegalArgumentException naming the first problem found
+   */
+  public void validate(int maxSge) {
+    if (maxSge < 0) {
+      throw new IllegalArgumentException("maxSge " + maxSge + " is negative");
+    }
+    if (opcode == null) {
+      throw new IllegalArgumentException("send work request (wrId " + wrId
+          + "): opcode is not set");
+    }
+    int unknown = flags & ~SendFlags.ALL;
+    if (unknown != 0) {
+      throw problem("unknown send flags 0x" + Integer.toHexString(unknown)
+          + " (known: SIGNALED, SOLICITED, FENCE)");
+    }
+    if (SendFlags.has(flags, SendFlags.SOLICITED) && !opcode.canSolicitEvent()) {
+      throw problem("the SOLICITED flag is only for messages that land in a peer receive"
+          + " (Send, Immediate Data, RDMA Write with Immediate)");
+    }
+    int sges = sgl.count();
+    if (opcode == WorkRequestOpcode.RDMA_READ && sges != 1) {
+      throw problem("needs exactly one SGE (the local sink of the Read), has " + sges);
+    }
+    if (opcode.isAtomic() && sges != 0) {
+      throw problem("carries no SGEs (the original value goes to the local result buffer),"
+          + " has " + sges);
+    }
+    if (opcode.carriesImmediateData() && !opcode.sendsLocalData() && sges != 0) {
+      throw problem("carries no SGEs (its payload is the 8-octet immediate data), has "
+          + sges);
+    }
+    if (sges > maxSge) {
+      throw problem(sges + " SGEs exceed the queue pair's maximum of " + maxSge);
+    }
+    if (sgl.totalLength() > MAX_MESSAGE_LENGTH) {
+      throw problem("message length " + sgl.totalLength() + " exceeds the RDMAP maximum of "
+          + MAX_MESSAGE_LENGTH + " octets");
+    }
+    if (opcode.needsRemoteBuffer() && !hasRemoteStag) {
+      throw problem("needs a remote STag and address: call remote(stag, address)");
+    }
+    if (opcode.carriesInvalidateStag() && !hasInvalidateStag) {
+      throw problem("needs the STag to invalidate: call invalidateStag(stag)");
+    }
+    if (opcode.isAtomic()) {
+      if ((remoteAddress & (ATOMIC_OPERAND_LENGTH - 1)) != 0) {
+        throw problem("remote address 0x" + Long.toHexString(remoteAddress)
+            + " is not 64-bit aligned, as RFC 7306 requires of Atomic targets");
+      }
+      if (localResultBuffer == null) {
+        throw problem("needs a local result buffer for the 8-octet original value: call"
+            + " localResult(buffer, offset)");
+      }
+    }
+  }
+
+  private IllegalArgumentException problem(String what) {
+    return new IllegalArgumentException(opcode + " work request (wrId " + wrId + "): " + what);
+  }
+
+  /**
+   * Whether the message asks the peer for a solicited event, by its opcode or by
+   * {@link SendFlags#SOLICITED}.
+   *
+   * @return true when a solicited event is requested
+   */
+  public boolean solicitsEvent() {
+    return opcode != null && opcode.isSolicited() || SendFlags.has(flags, SendFlags.SOLICITED);
+  }
+
+  /**
+   * Sets the caller's identifier, returned unchanged in the work completion.
+   *
+   * @param wrId any value
+   * @return this work request
+   */
+  public SendWorkRequest wrId(long wrId) {
+    this.wrId = wrId;
+    return this;
+  }
+
+  /**
+   * The caller's identifier.
+   *
+   * @return the work request id
+   */
+  public long wrId() {
+    return wrId;
+  }
+
+  /**
+   * Sets the operation.
+   *
+   * @param opcode the operation
+   * @return this work request
+   * @throws NullPointerException if {@code opcode} is null
+   */
+  public SendWorkRequest opcode(WorkRequestOpcode opcode) {
+    this.opcode = Objects.requireNonNull(opcode, "opcode");
+    return this;
+  }
+
+  /**
+   * The operation, or null when not set yet.
+   *
+   * @return the opcode
+   */
+  public WorkRequestOpcode opcode() {
+    return opcode;
+  }
+
+  /**
+   * Sets the {@link SendFlags}, replacing any set before.
+   *
+   * @param flags a combination of {@link SendFlags} constants
+   * @return this work request
+   */
+  public SendWorkRequest flags(int flags) {
+    this.flags = flags;
+    return this;
+  }
+
+  /**
+   * The {@link SendFlags}.
+   *
+   * @return the flags
+   */
+  public int flags() {
+    return flags;
+  }
+
+  /**
+   * Whether {@link SendFlags#SIGNALED} is set.
+   *
+   * @return true when a successful completion is to be reported
+   */
+  public boolean isSignaled() {
+    return SendFlags.has(flags, SendFlags.SIGNALED);
+  }
+
+  /**
+   * The scatter/gather list, owned by this work request: fill it with
+   * {@link ScatterGatherList#add(LocalBuffer, long, long)} or {@link #addSge}.
+   *
+   * @return the list
+   */
+  public ScatterGatherList sgl() {
+    return sgl;
+  }
+
+  /**
+   * Appends an entry to the scatter/gather list.
+   *
+   * @param buffer the memory
+   * @param offset the first octet, counted from the start of {@code buffer}
+   * @param length the number of octets
+   * @return this work request
+   * @throws IllegalArgumentException as {@link ScatterGatherList#add(LocalBuffer, long, long)}
+   */
+  public SendWorkRequest addSge(LocalBuffer buffer, long offset, long length) {
+    sgl.add(buffer, offset, length);
+    return this;
+  }
+
+  /**
+   * Sets the peer memory an RDMA Write, RDMA Read or Atomic targets.
+   *
+   * @param stag the peer's STag (the verbs {@code rkey})
+   * @param address the tagged offset within that STag's region (the verbs
+   *     {@code remote_addr})
+   * @return this work request
+   */
+  public SendWorkRequest remote(int stag, long address) {
+    this.remoteStag = stag;
+    this.remoteAddress = address;
+    this.hasRemoteStag = true;
+    return this;
+  }
+
+  /**
+   * The peer's STag.
+   *
+   * @return the remote STag, meaningful when {@link #hasRemoteStag()}
+   */
+  public int remoteStag() {
+    return remoteStag;
+  }
+
+  /**
+   * Whether {@link #remote(int, long)} has been called since the last reset.
+   *
+   * @return true when a remote STag is set
+   */
+  public boolean hasRemoteStag() {
+    return hasRemoteStag;
+  }
+
+  /**
+   * The tagged offset in the peer's region.
+   *
+   * @return the remote address
+   */
+  public long remoteAddress() {
+    return remoteAddress;
+  }
+
+  /**
+   * Sets the STag a Send with Invalidate asks the peer to invalidate.
+   *
+   * @param stag an STag the peer registered
+   * @return this work request
+   */
+  public SendWorkRequest invalidateStag(int stag) {
+    this.invalidateStag = stag;
+    this.hasInvalidateStag = true;
+    return this;
+  }
+
+  /**
+   * The STag to invalidate at the peer.
+   *
+   * @return the STag, meaningful when {@link #hasInvalidateStag()}
+   */
+  public int invalidateStag() {
+    return invalidateStag;
+  }
+
+  /**
+   * Whether {@link #invalidateStag(int)} has been called since the last reset.
+   *
+   * @return true when an STag to invalidate is set
+   */
+  public boolean hasInvalidateStag() {
+    return hasInvalidateStag;
+  }
+
+  /**
+   * Sets the value a FetchAdd adds.
+   *
+   * @param addData the 64-bit addend
+   * @return this work request
+   */
+  public SendWorkRequest addData(long addData) {
+    this.addData = addData;
+    return this;
+  }
+
+  /**
+   * The value a FetchAdd adds.
+   *
+   * @return the addend
+   */
+  public long addData() {
+    return addData;
+  }
+
+  /**
+   * Sets the FetchAdd field boundaries: a set bit marks the most significant bit of a field,
+   * and the carry out of it is discarded (RFC 7306 §5.1.1). 0, the default, is one plain
+   * 64-bit addition.
+   *
+   * @param addMask the Add Mask
+   * @return this work request
+   */
+  public SendWorkRequest addMask(long addMask) {
+    this.addMask = addMask;
+    return this;
+  }
+
+  /**
+   * The FetchAdd Add Mask.
+   *
+   * @return the mask, 0 by default
+   */
+  public long addMask() {
+    return addMask;
+  }
+
+  /**
+   * Sets the value a CmpSwap compares with.
+   *
+   * @param compareData the 64-bit comparand
+   * @return this work request
+   */
+  public SendWorkRequest compareData(long compareData) {
+    this.compareData = compareData;
+    return this;
+  }
+
+  /**
+   * The value a CmpSwap compares with.
+   *
+   * @return the comparand
+   */
+  public long compareData() {
+    return compareData;
+  }
+
+  /**
+   * Sets the bits a CmpSwap compares; all ones, the default, compares all 64 bits.
+   *
+   * @param compareMask the Compare Mask
+   * @return this work request
+   */
+  public SendWorkRequest compareMask(long compareMask) {
+    this.compareMask = compareMask;
+    return this;
+  }
+
+  /**
+   * The CmpSwap Compare Mask.
+   *
+   * @return the mask, all ones by default
+   */
+  public long compareMask() {
+    return compareMask;
+  }
+
+  /**
+   * Sets the value a CmpSwap stores when the comparison matches.
+   *
+   * @param swapData the 64-bit replacement
+   * @return this work request
+   */
+  public SendWorkRequest swapData(long swapData) {
+    this.swapData = swapData;
+    return this;
+  }
+
+  /**
+   * The value a CmpSwap stores.
+   *
+   * @return the replacement
+   */
+  public long swapData() {
+    return swapData;
+  }
+
+  /**
+   * Sets the bits a CmpSwap replaces; all ones, the default, replaces all 64 bits.
+   *
+   * @param swapMask the Swap Mask
+   * @return this work request
+   */
+  public SendWorkRequest swapMask(long swapMask) {
+    this.swapMask = swapMask;
+    return this;
+  }
+
+  /**
+   * The CmpSwap Swap Mask.
+   *
+   * @return the mask, all ones by default
+   */
+  public long swapMask() {
+    return swapMask;
+  }
+
+  /**
+   * Sets the 8 octets of immediate data (RFC 7306 §6.2), sent big-endian.
+   *
+   * @param immData the immediate data
+   * @return this work request
+   */
+  public SendWorkRequest immData(long immData) {
+    this.immData = immData;
+    return this;
+  }
+
+  /**
+   * The immediate data.
+   *
+   * @return the 8 octets as a long
+   */
+  public long immData() {
+    return immData;
+  }
+
+  /**
+   * Sets where an Atomic writes the 8-octet original value it returns.
+   *
+   * @param buffer local memory
+   * @param offset the first of 8 octets within {@code buffer}
+   * @return this work request
+   * @throws NullPointerException if {@code buffer} is null
+   * @throws IllegalArgumentException if the 8 octets do not lie within {@code buffer}
+   */
+  public SendWorkRequest localResult(LocalBuffer buffer, long offset) {
+    Objects.requireNonNull(buffer, "local result buffer");
+    long length = buffer.length();
+    if (offset < 0 || offset > length - ATOMIC_OPERAND_LENGTH) {
+      throw new IllegalArgumentException("local result: 8 octets at offset " + offset
+          + " lie outside the buffer of " + length + " octets (STag 0x"
+          + Integer.toHexString(buffer.stag()) + ")");
+    }
+    this.localResultBuffer = buffer;
+    this.localResultOffset = offset;
+    return this;
+  }
+
+  /**
+   * Where an Atomic's original value goes.
+   *
+   * @return the buffer, or null when not set
+   */
+  public LocalBuffer localResultBuffer() {
+    return localResultBuffer;
+  }
+
+  /**
+   * The offset of the original value within {@link #localResultBuffer()}.
+   *
+   * @return the offset in octets
+   */
+  public long localResultOffset() {
+    return localResultOffset;
+  }
+
+  /**
+   * A readable form for diagnostics; it allocates.
+   *
+   * @return the fields this opcode uses
+   */
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder("SendWorkRequest{wrId=").append(wrId)
+        .append(", opcode=").append(opcode)
+        .append(", flags=").append(SendFlags.toString(flags))
+        .append(", sgl=").append(sgl);
+    if (opcode == null || opcode.needsRemoteBuffer()) {
+      sb.append(", remote=").append(hasRemoteStag ? "0x" + Integer.toHexString(remoteStag)
+          : "unset").append("@0x").append(Long.toHexString(remoteAddress));
+    }
+    if (opcode != null && opcode.carriesInvalidateStag()) {
+      sb.append(", invalidateStag=").append(hasInvalidateStag
+          ? "0x" + Integer.toHexString(invalidateStag) : "unset");
+    }
+    if (opcode == WorkRequestOpcode.ATOMIC_FETCH_ADD) {
+      sb.append(", addData=0x").append(Long.toHexString(addData))
+          .append(", addMask=0x").append(Long.toHexString(addMask));
+    } else if (opcode == WorkRequestOpcode.ATOMIC_CMP_SWAP) {
+      sb.append(", compareData=0x").append(Long.toHexString(compareData))
+          .append(", compareMask=0x").append(Long.toHexString(compareMask))
+          .append(", swapData=0x").append(Long.toHexString(swapData))
+          .append(", swapMask=0x").append(Long.toHexString(swapMask));
+    }
+    if (opcode != null && opcode.carriesImmediateData()) {
+      sb.append(", immData=0x").append(Long.toHexString(immData));
+    }
+    return sb.append('}').toString();
+  }
+}

@@ -1,0 +1,223 @@
+package io.iwarp4j.verbs.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * A bounded multi-producer, multi-consumer ring of preallocated, reusable slot objects:
+ * {@link #offer} copies a value into a free slot, {@link #poll} copies the oldest value out.
+ * Neither locks nor allocates.
+ *
+ * <p>The algorithm follows D. Vyukov's bounded MPMC queue. Every slot carries a sequence
+ * number that says whose turn it is. For position {@code p} (slot {@code p mod capacity}):
+ * <ul>
+ *   <li>{@code seq == 2p}: free for the producer that claims position {@code p};</li>
+ *   <li>{@code seq == 2p + 1}: holds the value of position {@code p}, ready for a consumer;</li>
+ *   <li>{@code seq == 2(p + capacity)}: consumed, free for the producer of the next lap.</li>
+ * </ul>
+ * (Doubling keeps "full for {@code p}" and "free for {@code p + 1}" apart when the capacity is
+ * 1.) A producer claims position {@code p} by a CAS on the enqueue position once it sees the
+ * slot free, copies its value in and then publishes {@code seq = 2p + 1}; a consumer claims by a
+ * CAS on the dequeue position once it sees {@code seq == 2p + 1}, copies the value out and
+ * releases {@code seq = 2(p + capacity)}.
+ *
+ * <p>Capacity is exact and counted by claims: the ring is full when {@code capacity} positions
+ * have been offered and not yet taken by a consumer's CAS. A producer that finds its slot still
+ * occupied although a consumer has already taken that value (the consumer is between its CAS
+ * and its release, a few field copies) waits for the release instead of reporting a false
+ * overflow: with several consumers, values are released out of order and a credit returned
+ * for a later value must not turn into an overflow because of an earlier one still being
+ * copied.
+ *
+ * <p>Memory ordering: a slot's sequence is read with acquire and written with release (the
+ * producer's publication with a volatile write), so the producer's copy-in happens-before the
+ * consumer's copy-out, and the consumer's copy-out happens-before the next producer's copy-in
+ * of that slot. The CASes only decide who owns a position. Because publication is a volatile
+ * write, a producer that then does a volatile read, and a waiter that does a volatile write
+ * before {@link #mayHaveReady()}, cannot both miss each other: callers build blocking waits on
+ * that (see {@code CompletionQueue}).
+ *
+ * <p>Progress: a producer or consumer stalled between its CAS and its sequence write holds up
+ * that one slot: consumers see the ring as empty at an unpublished slot even when later values
+ * are stored, and a producer lapping a slot still being copied out waits. No value is lost or
+ * seen twice.
+ *
+ * @param <T> the slot type
+ */
+public final class MpmcSlotRing<T> {
+
+  /** The largest capacity accepted. */
+  public static final int MAX_CAPACITY = 1 << 24;
+
+  private static final VarHandle SEQ;
+
+  static {
+    try {
+      SEQ = MethodHandles.lookup().findVarHandle(Slot.class, "seq", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** One preallocated slot; {@code seq} is accessed only through {@link #SEQ}. */
+  private static final class Slot<T> {
+    final T item;
+    long seq;
+
+    Slot(T item, long seq) {
+      this.item = item;
+      this.seq = seq;
+    }
+  }
+
+  private final Slot<T>[] slots;
+  private final int capacity;
+  private final BiConsumer<? super T, ? super T> copier;
+  private final PaddedLong enqueuePos = new PaddedLong(0);
+  private final PaddedLong dequeuePos = new PaddedLong(0);
+
+  /**
+   * Creates a ring of {@code capacity} slots, each made by {@code slotFactory}.
+   *
+   * @param capacity the number of values the ring holds, 1 to {@value #MAX_CAPACITY}; need
+   *     not be a power of two
+   * @param slotFactory makes the slot objects, called {@code capacity} times here and never
+   *     again
+   * @param copier copies its first argument into its second: used to copy a value into a slot
+   *     and a slot into a destination; must not allocate if the ring is to stay allocation-free
+   * @throws IllegalArgumentException if {@code capacity} is out of range
+   * @throws NullPointerException if an argument is null or the factory returns null
+   */
+  public MpmcSlotRing(int capacity, Supplier<? extends T> slotFactory,
+      BiConsumer<? super T, ? super T> copier) {
+    if (capacity < 1 || capacity > MAX_CAPACITY) {
+      throw new IllegalArgumentException("ring capacity " + capacity + " is outside 1.."
+          + MAX_CAPACITY);
+    }
+    Objects.requireNonNull(slotFactory, "slotFactory");
+    this.copier = Objects.requireNonNull(copier, "copier");
+    this.capacity = capacity;
+    @SuppressWarnings("unchecked")
+    Slot<T>[] array = (Slot<T>[]) new Slot<?>[capacity];
+    for (int i = 0; i < capacity; i++) {
+      array[i] = new Slot<>(Objects.requireNonNull(slotFactory.get(), "slotFactory returned null"),
+          2L * i);
+    }
+    this.slots = array;
+    // The constructor's plain writes reach other threads through the final field `slots`.
+  }
+
+  /**
+   * The number of values the ring holds when full.
+   *
+   * @return the capacity
+   */
+  public int capacity() {
+    return capacity;
+  }
+
+  /**
+   * Copies {@code value} into a free slot and publishes it with a volatile write. Safe from
+   * any number of threads.
+   *
+   * @param value the value to copy; the ring keeps no reference to it
+   * @return true when stored, false when the ring was full
+   */
+  public boolean offer(T value) {
+    long pos = enqueuePos.getOpaque();
+    Slot<T> slot;
+    int waits = 0;
+    for (;;) {
+      slot = slots[index(pos)];
+      long dif = (long) SEQ.getAcquire(slot) - 2 * pos;
+      if (dif == 0) {
+        long witness = enqueuePos.compareAndExchange(pos, pos + 1);
+        if (witness == pos) {
+          break;
+        }
+        pos = witness;
+      } else if (dif < 0) {
+        // The slot still holds position pos - capacity. Full, unless a consumer has taken it
+        // and is copying it out right now.
+        if (dequeuePos.getVolatile() <= pos - capacity) {
+          return false;
+        }
+        backOff(waits++);
+        pos = enqueuePos.getOpaque();
+      } else {
+        pos = enqueuePos.getOpaque(); // another producer took this position
+      }
+    }
+    copier.accept(value, slot.item);
+    SEQ.setVolatile(slot, 2 * pos + 1);
+    return true;
+  }
+
+  /**
+   * Copies the oldest value into {@code destination} and frees its slot. Safe from any number
+   * of threads.
+   *
+   * @param destination where the value is copied
+   * @return true when a value was taken, false when none was ready
+   */
+  public boolean poll(T destination) {
+    long pos = dequeuePos.getOpaque();
+    Slot<T> slot;
+    for (;;) {
+      slot = slots[index(pos)];
+      long dif = (long) SEQ.getAcquire(slot) - (2 * pos + 1);
+      if (dif == 0) {
+        long witness = dequeuePos.compareAndExchange(pos, pos + 1);
+        if (witness == pos) {
+          break;
+        }
+        pos = witness;
+      } else if (dif < 0) {
+        return false; // not yet published for this lap: empty (or its producer is mid-copy)
+      } else {
+        pos = dequeuePos.getOpaque(); // another consumer took this position
+      }
+    }
+    copier.accept(slot.item, destination);
+    SEQ.setRelease(slot, 2 * (pos + capacity));
+    return true;
+  }
+
+  /**
+   * Whether a value may be ready to poll, read with volatile semantics. False means the slot
+   * at the dequeue position had not been published when this read it; true means it had, or
+   * that the dequeue position moved on, in which case polling finds out.
+   *
+   * @return false when the ring was seen empty
+   */
+  public boolean mayHaveReady() {
+    long pos = dequeuePos.getVolatile();
+    return (long) SEQ.getVolatile(slots[index(pos)]) != 2 * pos;
+  }
+
+  /**
+   * The number of values stored or being stored, a snapshot that may be stale at once.
+   *
+   * @return 0 to {@link #capacity()}
+   */
+  public int size() {
+    long head = dequeuePos.getVolatile();
+    long tail = enqueuePos.getVolatile();
+    return (int) Math.max(0, Math.min(capacity, tail - head));
+  }
+
+  private static void backOff(int waits) {
+    if (waits < 100) {
+      Thread.onSpinWait();
+    } else {
+      Thread.yield(); // the consumer we wait for may have been descheduled
+    }
+  }
+
+  private int index(long pos) {
+    return (int) (pos % capacity);
+  }
+}

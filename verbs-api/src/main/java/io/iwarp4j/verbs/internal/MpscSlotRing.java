@@ -1,0 +1,354 @@
+package io.iwarp4j.verbs.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A bounded ring of preallocated, reusable slot objects that hands work from any number of
+ * producer threads to one consumer, an event loop, with no lock and no allocation.
+ *
+ * <h2>Use</h2>
+ * A producer {@link #claim()}s a ticket (or learns at once that the ring is full), fills
+ * {@link #slot(long)} and {@link #publish(long)}es it; {@link #offer(Object, BiConsumer)} does
+ * all three. Every claimed ticket must be published or {@link #abandon(long) abandoned}
+ * promptly: the consumer visits slots in ticket order and waits at the first unpublished one.
+ * The consumer calls {@link #drain(Consumer)}, which visits published slots in ticket order
+ * (so each producer's items in the order it posted them) and frees each after visiting it.
+ *
+ * <h2>Wake-ups</h2>
+ * The ring keeps a drain state, IDLE or SCHEDULED. A publish that finds it IDLE switches it to
+ * SCHEDULED and runs the {@code scheduleDrain} hook (typically
+ * {@code eventLoop.execute(drainTask)}); while SCHEDULED, publishes run no hook. {@code drain}
+ * keeps the state SCHEDULED while it works, sets IDLE when it finds nothing more, then looks
+ * once more and takes SCHEDULED back if something arrived meanwhile. So a burst of posts costs
+ * one wake-up, and a post is never left without a drain coming.
+ *
+ * <h2>Memory ordering</h2>
+ * <ul>
+ *   <li>Claiming: the producer index is advanced by CAS, so each ticket has one owner. Ticket
+ *       {@code t} may be claimed only when {@code t < consumerIndex + capacity}; the consumer
+ *       index is written with release after the consumer is done with a slot, and read with
+ *       acquire (directly, or through the cached limit, itself written with release and read
+ *       with acquire), so the consumer's last reads of a slot happen-before the next
+ *       producer's writes to it.</li>
+ *   <li>Publishing: the slot's sequence is set to {@code t + 1} with a volatile write after
+ *       the producer filled the slot; the consumer reads it with acquire before visiting, so
+ *       the filling happens-before the visit.</li>
+ *   <li>Wake-up: the producer does volatile write (publish) then volatile read (drain state);
+ *       the consumer does volatile write (state = IDLE) then volatile read (the next slot's
+ *       sequence). Volatile accesses are totally ordered, so at least one side sees the
+ *       other's write: either the producer sees IDLE and schedules a drain, or the consumer
+ *       sees the published slot and keeps draining. No post is stranded.</li>
+ * </ul>
+ *
+ * @param <T> the slot type
+ */
+public final class MpscSlotRing<T> {
+
+  /** The largest capacity accepted. */
+  public static final int MAX_CAPACITY = 1 << 24;
+
+  private static final long IDLE = 0;
+  private static final long SCHEDULED = 1;
+
+  private static final VarHandle SEQ;
+
+  static {
+    try {
+      SEQ = MethodHandles.lookup().findVarHandle(Slot.class, "seq", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** One preallocated slot; {@code seq == t + 1} once ticket {@code t} is published. */
+  private static final class Slot<T> {
+    final T item;
+    long seq;
+    // Written by the producer before its volatile publish, read and cleared by the consumer.
+    boolean abandoned;
+
+    Slot(T item) {
+      this.item = item;
+    }
+  }
+
+  private final Slot<T>[] slots;
+  private final int mask;
+  private final int capacity;
+  private final Runnable scheduleDrain;
+  private final PaddedLong producerIndex = new PaddedLong(0);
+  // Producers' cached bound, refreshed from consumerIndex only when reached.
+  private final PaddedLong producerLimit;
+  private final PaddedLong consumerIndex = new PaddedLong(0);
+  private final PaddedLong drainState = new PaddedLong(IDLE);
+
+  /**
+   * Creates a ring.
+   *
+   * @param capacity the most claimed-but-not-drained slots, 1 to {@value #MAX_CAPACITY}
+   * @param slotFactory makes the slot objects; called once per slot here and never again
+   * @param scheduleDrain run by a producer (or by {@code drain} itself after a partial batch)
+   *     when the consumer needs waking; it should arrange for {@link #drain} to run on the
+   *     consumer thread soon, and must not run the drain itself on the producer's thread
+   * @throws IllegalArgumentException if {@code capacity} is out of range
+   * @throws NullPointerException if an argument is null or the factory returns null
+   */
+  public MpscSlotRing(int capacity, Supplier<? extends T> slotFactory, Runnable scheduleDrain) {
+    if (capacity < 1 || capacity > MAX_CAPACITY) {
+      throw new IllegalArgumentException("ring capacity " + capacity + " is outside 1.."
+          + MAX_CAPACITY);
+    }
+    Objects.requireNonNull(slotFactory, "slotFactory");
+    this.scheduleDrain = Objects.requireNonNull(scheduleDrain, "scheduleDrain");
+    this.capacity = capacity;
+    int size = Integer.highestOneBit(capacity);
+    if (size < capacity) {
+      size <<= 1;
+    }
+    this.mask = size - 1;
+    @SuppressWarnings("unchecked")
+    Slot<T>[] array = (Slot<T>[]) new Slot<?>[size];
+    for (int i = 0; i < size; i++) {
+      array[i] = new Slot<>(Objects.requireNonNull(slotFactory.get(),
+          "slotFactory returned null"));
+    }
+    this.slots = array;
+    this.producerLimit = new PaddedLong(capacity);
+  }
+
+  /**
+   * The most slots that can be claimed and not yet drained.
+   *
+   * @return the capacity given at construction
+   */
+  public int capacity() {
+    return capacity;
+  }
+
+  /**
+   * Claims the next slot. Safe from any number of threads.
+   *
+   * @return a ticket, 0 or more, to pass to {@link #slot(long)} and then {@link #publish(long)}
+   *     or {@link #abandon(long)}; -1 when the ring is full
+   */
+  public long claim() {
+    for (;;) {
+      long ticket = producerIndex.getVolatile();
+      if (ticket >= producerLimit.getAcquire()) {
+        long limit = consumerIndex.getAcquire() + capacity;
+        if (ticket >= limit) {
+          return -1;
+        }
+        // Racy but safe: a stale, lower limit written over a newer one only costs a refresh.
+        producerLimit.setRelease(limit);
+      }
+      if (producerIndex.compareAndSet(ticket, ticket + 1)) {
+        return ticket;
+      }
+    }
+  }
+
+  /**
+   * The slot object of a claimed ticket, for the producer to fill before publishing.
+   *
+   * @param ticket a ticket from {@link #claim()}
+   * @return the slot's object
+   */
+  public T slot(long ticket) {
+    return slots[(int) ticket & mask].item;
+  }
+
+  /**
+   * Makes a claimed slot visible to the consumer and wakes the consumer if no drain is
+   * scheduled or running.
+   *
+   * @param ticket a ticket from {@link #claim()}, not yet published or abandoned
+   * @throws IllegalArgumentException if {@code ticket} is negative (a failed claim)
+   * @throws IllegalStateException if the ticket was already published
+   */
+  public void publish(long ticket) {
+    Slot<T> slot = checkedSlot(ticket);
+    SEQ.setVolatile(slot, ticket + 1);
+    wakeIfIdle();
+  }
+
+  /**
+   * Gives up a claimed slot: the consumer frees it without visiting it. For a producer that
+   * failed while filling its slot.
+   *
+   * @param ticket a ticket from {@link #claim()}, not yet published or abandoned
+   * @throws IllegalArgumentException if {@code ticket} is negative (a failed claim)
+   * @throws IllegalStateException if the ticket was already published
+   */
+  public void abandon(long ticket) {
+    Slot<T> slot = checkedSlot(ticket);
+    slot.abandoned = true;
+    SEQ.setVolatile(slot, ticket + 1);
+    wakeIfIdle();
+  }
+
+  /**
+   * Claims a slot, has {@code writer} fill it from {@code source} and publishes it. If the
+   * writer throws, the slot is abandoned and the exception rethrown.
+   *
+   * @param source what to copy into the slot
+   * @param writer copies {@code source} into the slot object; a non-capturing lambda or a
+   *     constant keeps this allocation-free
+   * @param <S> the source type
+   * @return true when posted, false when the ring was full (nothing claimed)
+   */
+  public <S> boolean offer(S source, BiConsumer<? super S, ? super T> writer) {
+    long ticket = claim();
+    if (ticket < 0) {
+      return false;
+    }
+    boolean written = false;
+    try {
+      writer.accept(source, slot(ticket));
+      written = true;
+    } finally {
+      if (written) {
+        publish(ticket);
+      } else {
+        abandon(ticket);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Visits every published slot, in ticket order, and frees it. Call from the one consumer
+   * thread only.
+   *
+   * @param consumer called with each slot object; it must copy out what it keeps, since the
+   *     slot is reused once it returns
+   * @return the number of slots visited
+   */
+  public int drain(Consumer<? super T> consumer) {
+    return drain(consumer, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Visits up to {@code limit} published slots, in ticket order, and frees them. If more are
+   * waiting after {@code limit}, the drain stays scheduled and {@code scheduleDrain} is run
+   * again, so a long batch yields the consumer thread without stranding the rest. If the
+   * consumer throws, the slot it was given is still freed, a drain is rescheduled for the rest,
+   * and the exception propagates. Call from the one consumer thread only.
+   *
+   * @param consumer called with each slot object; it must copy out what it keeps
+   * @param limit the most slots to visit, at least 1
+   * @return the number of slots visited
+   * @throws IllegalArgumentException if {@code limit} is less than 1
+   */
+  public int drain(Consumer<? super T> consumer, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("drain limit " + limit + " is less than 1");
+    }
+    Objects.requireNonNull(consumer, "consumer");
+    beginDrain();
+    int visited = 0;
+    boolean completed = false;
+    try {
+      for (;;) {
+        visited += visitPublished(consumer, limit - visited);
+        if (visited >= limit && nextIsPublished()) {
+          completed = true;
+          scheduleDrain.run();
+          return visited;
+        }
+        if (!goIdleUnlessMore()) {
+          completed = true;
+          return visited;
+        }
+      }
+    } finally {
+      if (!completed) {
+        drainState.setVolatile(SCHEDULED);
+        scheduleDrain.run();
+      }
+    }
+  }
+
+  /**
+   * The number of claimed slots not yet drained, a snapshot that may be stale at once.
+   *
+   * @return 0 to {@link #capacity()}
+   */
+  public int size() {
+    long consumed = consumerIndex.getVolatile();
+    long claimed = producerIndex.getVolatile();
+    return (int) Math.max(0, Math.min(capacity, claimed - consumed));
+  }
+
+  // The steps of drain(), package-private so that tests can interleave a producer between them.
+
+  /** Marks a drain as running, so producers schedule no wake-up meanwhile. */
+  void beginDrain() {
+    drainState.setVolatile(SCHEDULED);
+  }
+
+  /** Visits and frees up to {@code max} published slots in ticket order. */
+  int visitPublished(Consumer<? super T> consumer, int max) {
+    long next = consumerIndex.getOpaque(); // only this thread writes it
+    int visited = 0;
+    while (visited < max) {
+      Slot<T> slot = slots[(int) next & mask];
+      if ((long) SEQ.getAcquire(slot) != next + 1) {
+        break;
+      }
+      try {
+        if (slot.abandoned) {
+          slot.abandoned = false;
+        } else {
+          visited++;
+          consumer.accept(slot.item);
+        }
+      } finally {
+        next++;
+        consumerIndex.setRelease(next);
+      }
+    }
+    return visited;
+  }
+
+  /**
+   * Ends a drain that found nothing more: sets IDLE, then looks once more. A producer that
+   * published before the IDLE write may have seen SCHEDULED and scheduled nothing; if such a
+   * slot is there, the drain takes SCHEDULED back and goes on (unless a producer that saw IDLE
+   * has scheduled a new drain already).
+   *
+   * @return true when the caller must keep draining
+   */
+  boolean goIdleUnlessMore() {
+    drainState.setVolatile(IDLE);
+    return nextIsPublished() && drainState.compareAndSet(IDLE, SCHEDULED);
+  }
+
+  private boolean nextIsPublished() {
+    long next = consumerIndex.getOpaque();
+    return (long) SEQ.getVolatile(slots[(int) next & mask]) == next + 1;
+  }
+
+  private void wakeIfIdle() {
+    if (drainState.getVolatile() == IDLE && drainState.compareAndSet(IDLE, SCHEDULED)) {
+      scheduleDrain.run();
+    }
+  }
+
+  private Slot<T> checkedSlot(long ticket) {
+    if (ticket < 0) {
+      throw new IllegalArgumentException("ticket " + ticket
+          + " was never claimed (claim() returns -1 when the ring is full)");
+    }
+    Slot<T> slot = slots[(int) ticket & mask];
+    if ((long) SEQ.getOpaque(slot) == ticket + 1) {
+      throw new IllegalStateException("ticket " + ticket + " was already published");
+    }
+    return slot;
+  }
+}
