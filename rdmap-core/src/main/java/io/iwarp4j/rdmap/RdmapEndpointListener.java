@@ -1,0 +1,56 @@
+package io.iwarp4j.rdmap;
+
+/**
+ * What an {@link RdmapEndpoint} tells its owner (the verbs queue pair). Every call runs on the
+ * endpoint's event loop, carries primitives only, and must not block.
+ *
+ * <p>Tokens are the caller's: the queue pair passes its send-queue slot sequence and receive
+ * buffer ids and gets them back here, so no object is created per operation.
+ */
+public interface RdmapEndpointListener {
+
+  /**
+   * An RDMA Write or a Send (any variant) has been handed to TCP in full: every payload octet
+   * was taken by the transport, so the application may reuse the memory (RFC 5040 §5.5).
+   * Reported in the order the operations were issued.
+   */
+  void onSendComplete(long token);
+
+  /**
+   * An RDMA Read completed: the last octet of its Read Response was placed in the local sink
+   * region. Reads complete in the order they were issued.
+   *
+   * @param length octets placed (the Read's size)
+   */
+  void onReadComplete(long token, long length);
+
+  /**
+   * A Send-type message was delivered into the receive buffer posted with {@code bufferId}
+   * (buffers are consumed in the order they were posted).
+   *
+   * @param opcode which Send variant carried it
+   * @param length message length in octets
+   * @param invalidatedStag the STag a Send with Invalidate invalidated, or 0 when none
+   */
+  void onReceive(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag);
+
+  /**
+   * This end detected an error (DDP, RDMAP, or MPA) and sent a Terminate with this
+   * layer/type/code (RFC 5040 §4.8, §7), or could not send one and closed. The stream is dead:
+   * no further completion follows; the owner flushes what is outstanding.
+   */
+  void onTerminateSent(int layer, int errorType, int errorCode);
+
+  /**
+   * The peer sent a Terminate with this layer/type/code. The stream is dead, as above.
+   */
+  void onTerminateReceived(int layer, int errorType, int errorCode);
+
+  /**
+   * The connection ended without a Terminate: a graceful close by either side (siw closes with a
+   * plain FIN), a reset, or a lost connection. The stream is dead, as above.
+   *
+   * @param graceful true for an orderly FIN at a message boundary
+   */
+  void onDisconnected(boolean graceful);
+}
