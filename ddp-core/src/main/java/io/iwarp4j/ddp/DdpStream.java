@@ -1,5 +1,6 @@
 package io.iwarp4j.ddp;
 
+import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagCheck;
 import io.iwarp4j.ddp.mem.StagTable;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *   <li>DV = 1, else {@link DdpError#TAGGED_INVALID_DDP_VERSION} (0x04), on every segment;
  *   <li>a whole 14-octet header, else {@link DdpError#LOCAL_CATASTROPHIC} (no DDP code fits);
  *   <li>the access right the upper layer requires for this RsvdULP
- *       ({@link DdpStreamListener#requiredAccess}), or its {@code REJECT};
+ *       ({@link DdpStreamListener#requiredAccess}), or its {@code REJECT}; a right without
+ *       {@code LOCAL_WRITE} or {@code REMOTE_WRITE} is an upper-layer bug: the stream stops and
+ *       throws {@link IllegalStateException};
  *   <li>for a non-zero payload only (RFC 5041 §5.2: a zero-length segment's STag and TO are not
  *       checked), {@link StagTable#checkAndPlace}: STag valid (0x00), associated with this
  *       stream's Protection Domain (0x02), access right (no DDP code: reported as 0x00, see
@@ -338,6 +341,14 @@ public final class DdpStream implements UlpduListener {
       }
       markErroneous();
       return;
+    }
+    if ((access & (AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE)) == 0) {
+      // Placement writes memory: a policy that requires no write right is an upper-layer bug,
+      // and letting it through would open read-only regions to the peer.
+      markErroneous();
+      throw new IllegalStateException("requiredAccess(0x" + Integer.toHexString(rsvdUlp)
+          + ") returned " + AccessFlags.toString(access) + ": a tagged segment needs LOCAL_WRITE"
+          + " or REMOTE_WRITE, or REJECT; the stream stopped placing");
     }
     int slot = tagged.find(stag);
     if (slot < 0 && !last) {

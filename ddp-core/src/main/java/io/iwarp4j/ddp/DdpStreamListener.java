@@ -35,7 +35,8 @@ public interface DdpStreamListener {
    * @param rsvdUlp the segment's 8-bit RsvdULP (RDMAP: its control octet)
    * @param segment the segment, valid only during this call: for the upper layer's own Terminate
    *     when it rejects
-   * @return the rights to require, or {@link #REJECT}
+   * @return the rights to require (including {@code LOCAL_WRITE} or {@code REMOTE_WRITE}: the
+   *     segment writes memory), or {@link #REJECT}
    */
   int requiredAccess(int rsvdUlp, Ulpdu segment);
 
