@@ -4,8 +4,9 @@ import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 
 /**
- * The payload of one outgoing DDP message as an ordered list of (buffer, index, length) regions,
- * like a verbs scatter/gather list.
+ * An ordered list of (buffer, index, length) regions, like a verbs scatter/gather list: the
+ * payload of one outgoing DDP message ({@link DdpSegmenter}), or the regions of one posted
+ * receive buffer, filled in order ({@link UntaggedReceiveQueue#post(GatherList, long)}).
  *
  * <p>The list does not own its buffers: it neither retains nor releases them, and the caller keeps
  * them alive until the send that reads the list returns (the send takes its own references).

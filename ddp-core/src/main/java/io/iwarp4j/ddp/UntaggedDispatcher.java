@@ -58,18 +58,29 @@ public final class UntaggedDispatcher {
   }
 
   /**
-   * Enables queue {@code qn} with room for {@code capacity} posted buffers. Segments for a queue
-   * that is not enabled fail U1.
+   * Enables queue {@code qn} with room for {@code capacity} posted single-region buffers.
+   * Segments for a queue that is not enabled fail U1.
    *
    * @return the new queue, for posting buffers
    * @throws IllegalStateException if the queue is already enabled
    */
   public UntaggedReceiveQueue enableQueue(int qn, int capacity) {
+    return enableQueue(qn, capacity, 1);
+  }
+
+  /**
+   * Enables queue {@code qn} with room for {@code capacity} posted buffers of up to
+   * {@code maxPieces} regions each (see {@link UntaggedReceiveQueue#post(GatherList, long)}).
+   *
+   * @return the new queue, for posting buffers
+   * @throws IllegalStateException if the queue is already enabled
+   */
+  public UntaggedReceiveQueue enableQueue(int qn, int capacity, int maxPieces) {
     checkQueue(qn);
     if (queues[qn] != null) {
       throw new IllegalStateException("queue " + qn + " is already enabled");
     }
-    UntaggedReceiveQueue q = new UntaggedReceiveQueue(capacity);
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(capacity, maxPieces);
     queues[qn] = q;
     return q;
   }
@@ -111,7 +122,7 @@ public final class UntaggedDispatcher {
     }
     int length = segment.length();
     if (length == 0) {
-      fail(UntaggedErrors.ETYPE_LOCAL_CATASTROPHIC, UntaggedErrors.LOCAL_CATASTROPHIC, segment, 0);
+      fail(DdpError.LOCAL_CATASTROPHIC, segment, 0);
       return;
     }
     int control = DdpControl.get(segment);
@@ -120,25 +131,24 @@ public final class UntaggedDispatcher {
     }
     int headerLength = Math.min(length, UntaggedHeader.LENGTH);
     if (DdpControl.version(control) != DdpControl.VERSION) {
-      fail(UntaggedErrors.ETYPE_UNTAGGED, UntaggedErrors.INVALID_VERSION, segment, headerLength);
+      fail(DdpError.UNTAGGED_INVALID_DDP_VERSION, segment, headerLength);
       return;
     }
     if (length < UntaggedHeader.LENGTH) {
-      fail(UntaggedErrors.ETYPE_LOCAL_CATASTROPHIC, UntaggedErrors.LOCAL_CATASTROPHIC, segment,
-          headerLength);
+      fail(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
       return;
     }
     int qn = UntaggedHeader.queueNumber(segment);
     UntaggedReceiveQueue queue = qn >= 0 && qn < QUEUE_COUNT ? queues[qn] : null;
     if (queue == null) {
-      fail(UntaggedErrors.ETYPE_UNTAGGED, UntaggedErrors.INVALID_QN, segment, headerLength);
+      fail(DdpError.INVALID_QN, segment, headerLength);
       return;
     }
     int msn = UntaggedHeader.msn(segment);
     int payloadLength = length - UntaggedHeader.LENGTH;
-    int code = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
-    if (code != UntaggedErrors.OK) {
-      fail(UntaggedErrors.ETYPE_UNTAGGED, code, segment, headerLength);
+    DdpError error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
+    if (error != null) {
+      fail(error, segment, headerLength);
       return;
     }
     queue.place(segment, UntaggedHeader.LENGTH, payloadLength);
@@ -154,12 +164,12 @@ public final class UntaggedDispatcher {
     }
   }
 
-  private void fail(int errorType, int errorCode, Ulpdu segment, int headerLength) {
+  private void fail(DdpError error, Ulpdu segment, int headerLength) {
     erroneous = true; // before the callback, so a re-entrant segment is already dropped
     if (log.isDebugEnabled()) {
-      log.debug("untagged segment rejected: etype={} code={} segment length={}", errorType,
-          errorCode, segment.length());
+      log.debug("untagged segment rejected: {} (etype={} code={}) segment length={}", error,
+          error.errorType(), error.code(), segment.length());
     }
-    listener.onUntaggedError(errorType, errorCode, segment, headerLength);
+    listener.onUntaggedError(error, segment, headerLength);
   }
 }

@@ -26,15 +26,13 @@ public interface UntaggedReceiveListener {
    * drops every later segment, and no further call follows. The arguments are what a Terminate
    * echoes (RFC 5040 §4.8: Layer 0x1, EType, code, DDP segment length, DDP header).
    *
-   * @param errorType the DDP Error Type: 0x2 (Untagged Buffer) for U1-U6, 0x0 (Local
-   *     Catastrophic) for a segment too short to hold an untagged header
-   * @param errorCode the DDP error code: 0x01 invalid QN, 0x02 no buffer for the MSN, 0x03 MSN out
-   *     of range, 0x04 invalid MO, 0x05 message too long for the buffer, 0x06 invalid DDP version
-   *     (0x00 with Error Type 0x0)
+   * @param error the DDP error: an Untagged Buffer error (EType 0x2) for U1-U6, or
+   *     {@link DdpError#LOCAL_CATASTROPHIC} (EType 0x0) for a segment too short to hold an
+   *     untagged header
    * @param segment the offending segment; its length is the DDP Segment Length. Valid only during
    *     this call: copy what must outlive it
    * @param headerLength how many of its first octets are the DDP header to echo: 18, or fewer
    *     when the segment was shorter
    */
-  void onUntaggedError(int errorType, int errorCode, Ulpdu segment, int headerLength);
+  void onUntaggedError(DdpError error, Ulpdu segment, int headerLength);
 }

@@ -14,16 +14,21 @@ import java.util.function.LongConsumer;
  * The message in progress owns the oldest posted buffer; its segments must continue exactly where
  * the previous one ended (MO = octets received so far) and stay inside the buffer.
  *
- * <p>A posted buffer is a region of a {@link ByteBuf} plus an opaque {@code long} id. The queue
- * neither retains nor releases the buffer: its owner (registered memory) keeps it alive until its
- * id is delivered or {@link #drain drained}. The ring is bounded and preallocated; nothing is
- * allocated per post or per segment. Event-loop confined: the dispatcher and the poster share
- * one thread.
+ * <p>A posted buffer is a scatter list of up to {@code maxPieces} regions of {@link ByteBuf}s
+ * (like the SGEs of a verbs receive), filled in order, plus an opaque {@code long} id. The queue
+ * neither retains nor releases the buffers: their owner (registered memory) keeps them alive
+ * until the id is delivered or {@link #drain drained}. The ring is bounded and preallocated for
+ * {@code capacity} posts of {@code maxPieces} pieces; nothing is allocated per post or per
+ * segment. Event-loop confined: the dispatcher and the poster share one thread.
  */
 public final class UntaggedReceiveQueue {
-  private final ByteBuf[] targets;
-  private final int[] targetIndexes;
-  private final int[] targetLengths;
+  private final int maxPieces;
+  /** Piece {@code p} of slot {@code s} lives at index {@code s * maxPieces + p}. */
+  private final ByteBuf[] pieceBuffers;
+  private final int[] pieceIndexes;
+  private final int[] pieceLengths;
+  private final int[] slotPieces;
+  private final int[] slotLengths;
   private final long[] ids;
   private int head;
   private int count;
@@ -33,23 +38,49 @@ public final class UntaggedReceiveQueue {
   private boolean inProgress;
   /** Octets placed so far for the message in progress. */
   private int received;
+  /** Where the next octet of the message in progress goes: piece of the head slot, offset in it. */
+  private int cursorPiece;
+  private int cursorOffset;
+  private long placedOctets;
 
   /**
+   * A queue whose posted buffers are single regions.
+   *
    * @param capacity the most buffers that can be posted and not yet consumed
    */
   public UntaggedReceiveQueue(int capacity) {
+    this(capacity, 1);
+  }
+
+  /**
+   * @param capacity the most buffers that can be posted and not yet consumed
+   * @param maxPieces the most regions one posted buffer may have (its scatter list length)
+   */
+  public UntaggedReceiveQueue(int capacity, int maxPieces) {
     if (capacity <= 0) {
       throw new IllegalArgumentException("receive queue capacity " + capacity + " is not positive");
     }
-    targets = new ByteBuf[capacity];
-    targetIndexes = new int[capacity];
-    targetLengths = new int[capacity];
+    if (maxPieces <= 0) {
+      throw new IllegalArgumentException("receive queue maxPieces " + maxPieces
+          + " is not positive");
+    }
+    if ((long) capacity * maxPieces > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("receive queue of " + capacity + " buffers of "
+          + maxPieces + " pieces is too large");
+    }
+    this.maxPieces = maxPieces;
+    int n = capacity * maxPieces;
+    pieceBuffers = new ByteBuf[n];
+    pieceIndexes = new int[n];
+    pieceLengths = new int[n];
+    slotPieces = new int[capacity];
+    slotLengths = new int[capacity];
     ids = new long[capacity];
   }
 
   /**
-   * Posts a receive buffer: the next message on this queue not yet assigned a buffer is placed
-   * into {@code target[index, index + length)}.
+   * Posts a receive buffer of one region: the next message on this queue not yet assigned a
+   * buffer is placed into {@code target[index, index + length)}.
    *
    * @param id returned on delivery, so the poster can tell which buffer was consumed
    * @throws IllegalStateException if the queue is full
@@ -59,29 +90,95 @@ public final class UntaggedReceiveQueue {
     if (target == null) {
       throw new NullPointerException("target");
     }
-    if (index < 0 || length < 0 || index > target.capacity() - length) {
-      throw new IndexOutOfBoundsException("receive region [" + index + ", " + index + "+" + length
-          + ") outside buffer capacity " + target.capacity());
-    }
-    if (count == targets.length) {
-      throw new IllegalStateException("receive queue full: " + count + " buffers posted");
-    }
+    checkRegion(target, index, length);
+    checkNotFull();
     int slot = slot(count);
-    targets[slot] = target;
-    targetIndexes[slot] = index;
-    targetLengths[slot] = length;
+    int base = slot * maxPieces;
+    pieceBuffers[base] = target;
+    pieceIndexes[base] = index;
+    pieceLengths[base] = length;
+    slotPieces[slot] = 1;
+    slotLengths[slot] = length;
     ids[slot] = id;
     count++;
   }
 
+  /**
+   * Posts a receive buffer made of the regions of {@code scatter}, filled in list order. The
+   * entries are copied into the queue, so the caller may clear and reuse the list at once; the
+   * buffers themselves must stay alive until the id is delivered or drained. An empty list posts
+   * a zero-length buffer (only a zero-length message fits it).
+   *
+   * @param id returned on delivery, so the poster can tell which buffer was consumed
+   * @throws IllegalStateException if the queue is full
+   * @throws IllegalArgumentException if the list has more than {@code maxPieces} entries or
+   *     more than 2^31 - 1 octets
+   * @throws IndexOutOfBoundsException if a region is not inside its buffer's capacity
+   */
+  public void post(GatherList scatter, long id) {
+    if (scatter == null) {
+      throw new NullPointerException("scatter");
+    }
+    int n = scatter.size();
+    if (n > maxPieces) {
+      throw new IllegalArgumentException("scatter list of " + n + " pieces; this queue takes at"
+          + " most " + maxPieces + " per posted buffer");
+    }
+    if (scatter.totalLength() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("scatter list of " + scatter.totalLength()
+          + " octets; a posted buffer holds at most " + Integer.MAX_VALUE);
+    }
+    for (int i = 0; i < n; i++) {
+      checkRegion(scatter.buffer(i), scatter.index(i), scatter.length(i));
+    }
+    checkNotFull();
+    int slot = slot(count);
+    int base = slot * maxPieces;
+    for (int i = 0; i < n; i++) {
+      pieceBuffers[base + i] = scatter.buffer(i);
+      pieceIndexes[base + i] = scatter.index(i);
+      pieceLengths[base + i] = scatter.length(i);
+    }
+    slotPieces[slot] = n;
+    slotLengths[slot] = (int) scatter.totalLength();
+    ids[slot] = id;
+    count++;
+  }
+
+  private static void checkRegion(ByteBuf target, int index, int length) {
+    if (index < 0 || length < 0 || index > target.capacity() - length) {
+      throw new IndexOutOfBoundsException("receive region [" + index + ", " + index + "+" + length
+          + ") outside buffer capacity " + target.capacity());
+    }
+  }
+
+  private void checkNotFull() {
+    if (count == ids.length) {
+      throw new IllegalStateException("receive queue full: " + count + " buffers posted");
+    }
+  }
+
   private int slot(int position) {
     int s = head + position;
-    return s >= targets.length ? s - targets.length : s;
+    return s >= ids.length ? s - ids.length : s;
   }
 
   /** The most buffers the queue holds. */
   public int capacity() {
-    return targets.length;
+    return ids.length;
+  }
+
+  /** The most regions one posted buffer may have. */
+  public int maxPieces() {
+    return maxPieces;
+  }
+
+  /**
+   * Payload octets this queue has placed into posted buffers so far: a debug counter to show
+   * that each received payload octet is copied exactly once.
+   */
+  public long placedOctets() {
+    return placedOctets;
   }
 
   /** Buffers posted and not yet consumed (including the one a message in progress fills). */
@@ -124,10 +221,7 @@ public final class UntaggedReceiveQueue {
   public int drain(LongConsumer sink) {
     int n = count;
     while (count > 0) {
-      long id = ids[head];
-      targets[head] = null;
-      head = slot(1);
-      count--;
+      long id = consumeHead();
       sink.accept(id);
     }
     inProgress = false;
@@ -139,36 +233,55 @@ public final class UntaggedReceiveQueue {
    * U2-U5 for a segment of this queue (RFC 5041 §7.1), without side effects.
    *
    * @param mo the segment's MO (unsigned)
-   * @return {@link UntaggedErrors#OK} or the Untagged Buffer error code
+   * @return null when the segment may be placed, else the Untagged Buffer error
    */
-  int validate(int msn, int mo, int payloadLength) {
+  DdpError validate(int msn, int mo, int payloadLength) {
     if (msn != expectedMsn) {
-      return UntaggedErrors.INVALID_MSN_RANGE;
+      return DdpError.INVALID_MSN_RANGE;
     }
     if (count == 0) {
       // Only possible for a new message: a message in progress holds the head buffer.
-      return UntaggedErrors.NO_BUFFER;
+      return DdpError.INVALID_MSN_NO_BUFFER;
     }
     if (mo != received) {
-      return UntaggedErrors.INVALID_MO;
+      return DdpError.INVALID_MO;
     }
-    if ((long) received + payloadLength > targetLengths[head]) {
-      return UntaggedErrors.MESSAGE_TOO_LONG;
+    if ((long) received + payloadLength > slotLengths[head]) {
+      return DdpError.MESSAGE_TOO_LONG;
     }
-    return UntaggedErrors.OK;
+    return null;
   }
 
   /**
    * Places a validated segment's payload after the octets already received: the one copy, from
-   * the socket buffers straight into the posted buffer.
+   * the socket buffers straight into the posted buffer's regions.
    */
   void place(Ulpdu segment, int payloadIndex, int payloadLength) {
     started = true;
-    inProgress = true;
-    if (payloadLength > 0) {
-      segment.getBytes(payloadIndex, targets[head], targetIndexes[head] + received, payloadLength);
-      received += payloadLength;
+    if (!inProgress) {
+      inProgress = true;
+      cursorPiece = 0;
+      cursorOffset = 0;
     }
+    int base = head * maxPieces;
+    int src = payloadIndex;
+    int remaining = payloadLength;
+    while (remaining > 0) {
+      int p = base + cursorPiece;
+      int room = pieceLengths[p] - cursorOffset;
+      if (room == 0) {
+        cursorPiece++;
+        cursorOffset = 0;
+        continue;
+      }
+      int n = Math.min(room, remaining);
+      segment.getBytes(src, pieceBuffers[p], pieceIndexes[p] + cursorOffset, n);
+      cursorOffset += n;
+      src += n;
+      remaining -= n;
+    }
+    received += payloadLength;
+    placedOctets += payloadLength;
   }
 
   /** Octets placed so far for the message in progress: its length once the L=1 segment is in. */
@@ -178,13 +291,22 @@ public final class UntaggedReceiveQueue {
 
   /** Ends the message in progress: consumes its buffer, advances the MSN, returns the id. */
   long complete() {
-    long id = ids[head];
-    targets[head] = null;
-    head = slot(1);
-    count--;
+    long id = consumeHead();
     expectedMsn++; // wraps from 0xFFFFFFFF to 0, as RFC 5041 §4.3 requires
     inProgress = false;
     received = 0;
+    return id;
+  }
+
+  /** Removes the oldest posted buffer and returns its id. */
+  private long consumeHead() {
+    long id = ids[head];
+    int base = head * maxPieces;
+    for (int i = 0; i < slotPieces[head]; i++) {
+      pieceBuffers[base + i] = null;
+    }
+    head = slot(1);
+    count--;
     return id;
   }
 }

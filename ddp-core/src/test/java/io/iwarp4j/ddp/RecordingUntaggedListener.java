@@ -26,10 +26,10 @@ final class RecordingUntaggedListener implements UntaggedReceiveListener {
   }
 
   @Override
-  public void onUntaggedError(int errorType, int errorCode, Ulpdu segment, int headerLength) {
+  public void onUntaggedError(DdpError error, Ulpdu segment, int headerLength) {
     byte[] header = new byte[headerLength];
     segment.getBytes(0, header, 0, headerLength);
-    errors.add(new Error(errorType, errorCode, ByteBufUtil.hexDump(header), headerLength,
+    errors.add(new Error(error.errorType(), error.code(), ByteBufUtil.hexDump(header), headerLength,
         segment.length()));
   }
 }

@@ -2,6 +2,7 @@ package io.iwarp4j.ddp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,7 +49,7 @@ class UntaggedReceiveQueueTest {
         q.post(target, 0, 8, next++);
       }
       int msn = q.expectedMsn();
-      assertEquals(UntaggedErrors.OK, q.validate(msn, 0, 0));
+      assertNull(q.validate(msn, 0, 0));
       q.place(null, 0, 0); // zero-length: nothing is read from the segment
       consumed.add(q.complete());
       assertEquals(msn + 1, q.expectedMsn());
@@ -90,5 +91,52 @@ class UntaggedReceiveQueueTest {
     assertThrows(IllegalStateException.class, () -> d.enableQueue(3, 1));
     assertThrows(IllegalArgumentException.class, () -> d.enableQueue(4, 1));
     assertEquals(null, d.queue(0));
+  }
+
+  @Test
+  void aScatterListIsFilledPieceByPieceAcrossSegmentsAndCounted() {
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(2, 3);
+    GatherList sgl = new GatherList().add(target, 40, 3).add(target, 10, 0).add(target, 20, 5);
+    q.post(sgl, 7);
+    sgl.clear(); // the queue copied the entries
+    ByteBuf seg = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+    try {
+      assertNull(q.validate(1, 0, 2));
+      q.place(Hex.ulpdu(seg, 1), 0, 2);          // 1 2 -> piece 0
+      assertNull(q.validate(1, 2, 6));
+      q.place(Hex.ulpdu(seg, 3), 2, 6);          // 3 | 4..8 -> rest of piece 0, piece 2
+      assertEquals(DdpError.MESSAGE_TOO_LONG, q.validate(1, 8, 1));
+      assertEquals(8, q.receivedLength());
+      assertEquals(7, q.complete());
+    } finally {
+      seg.release();
+    }
+    byte[] b = new byte[64];
+    target.getBytes(0, b);
+    byte[] expected = new byte[64];
+    expected[40] = 1;
+    expected[41] = 2;
+    expected[42] = 3;
+    for (int i = 0; i < 5; i++) {
+      expected[20 + i] = (byte) (4 + i);
+    }
+    org.junit.jupiter.api.Assertions.assertArrayEquals(expected, b);
+    assertEquals(8, q.placedOctets());
+  }
+
+  @Test
+  void scatterMisuseIsRejectedAndPostsNothing() {
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(1, 2);
+    GatherList three = new GatherList().add(target, 0, 1).add(target, 1, 1).add(target, 2, 1);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> q.post(three, 1));
+    assertTrue(e.getMessage().contains("at most 2"), e.getMessage());
+    assertThrows(NullPointerException.class, () -> q.post((GatherList) null, 1));
+    assertThrows(IllegalArgumentException.class, () -> new UntaggedReceiveQueue(1, 0));
+    assertEquals(0, q.postedCount());
+    q.post(new GatherList(), 1); // zero-length buffer
+    assertThrows(IllegalStateException.class, () -> q.post(new GatherList(), 2));
+    assertEquals(DdpError.MESSAGE_TOO_LONG, q.validate(1, 0, 1));
+    assertNull(q.validate(1, 0, 0));
   }
 }

@@ -1,0 +1,99 @@
+package io.iwarp4j.ddp;
+
+import io.iwarp4j.mpa.MpaException;
+import io.iwarp4j.mpa.Ulpdu;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The upper layer (RDMAP) of a {@link DdpStream}: told of every delivered message, of the first
+ * error on the stream and of the end of input, and asked which access right a tagged segment
+ * needs. Every call runs on the stream's event loop and carries primitives or views that are
+ * valid only during the call, so the receive path allocates nothing.
+ *
+ * <p>Delivery follows RFC 5041 §5.4: a message is delivered exactly once, when its L=1 segment
+ * arrived and all its octets are placed, and in the order the L=1 segments arrived (over TCP, the
+ * order the Data Source sent them in). On Delivery DDP hands up the RsvdULP field and the message
+ * length for every message type (RFC 5040 Figure 4), plus the STag (tagged) or QN and MSN
+ * (untagged).
+ */
+public interface DdpStreamListener {
+  /**
+   * Returned by {@link #requiredAccess} to refuse a tagged segment at the upper layer (for
+   * RDMAP: an opcode that may not travel tagged). The stream places nothing of it, drops every
+   * later segment, and reports no DDP error: the upper layer reports its own.
+   */
+  int REJECT = -1;
+
+  /**
+   * The access right a tagged segment needs in the region its STag names (an
+   * {@link io.iwarp4j.ddp.mem.AccessFlags} bit set): for RDMAP, {@code REMOTE_WRITE} for an RDMA
+   * Write, {@code LOCAL_WRITE} for a Read Response (it lands in our own sink buffer). Asked for
+   * every tagged segment with DV 1 and a whole header, before anything of it is placed;
+   * zero-length segments included (their STag and TO are not checked, RFC 5041 §5.2, but a
+   * {@link #REJECT} still stops the stream). Must not allocate.
+   *
+   * @param rsvdUlp the segment's 8-bit RsvdULP (RDMAP: its control octet)
+   * @param segment the segment, valid only during this call: for the upper layer's own Terminate
+   *     when it rejects
+   * @return the rights to require (including {@code LOCAL_WRITE} or {@code REMOTE_WRITE}: the
+   *     segment writes memory), or {@link #REJECT}
+   */
+  int requiredAccess(int rsvdUlp, Ulpdu segment);
+
+  /**
+   * A tagged message was delivered: its L=1 segment arrived and every segment was placed.
+   *
+   * @param rsvdUlp the RsvdULP of the L=1 segment
+   * @param stag the STag of the message
+   * @param to the Tagged Offset of the message's first segment (unsigned)
+   * @param length the message length: the payload octets of all its segments (see
+   *     {@link DdpStream} for how segments are matched to a message)
+   */
+  void onTaggedMessage(int rsvdUlp, int stag, long to, long length);
+
+  /**
+   * An untagged message was delivered into a buffer the upper layer posted
+   * ({@link DdpStream#enableReceiveQueue}).
+   *
+   * @param qn the queue
+   * @param msn the message's MSN (unsigned)
+   * @param rsvdUlp the 40-bit RsvdULP of the L=1 segment
+   * @param length the message length: MO + payload length of the L=1 segment
+   * @param bufferId the id the consumed buffer was posted with (filled from its start)
+   */
+  void onUntaggedMessage(int qn, int msn, long rsvdUlp, int length, long bufferId);
+
+  /**
+   * An untagged message was delivered into one of the stream's own buffers
+   * ({@link DdpStream#enableControlQueue}): a Read Request, Terminate or Atomic message.
+   *
+   * @param qn the queue
+   * @param msn the message's MSN (unsigned)
+   * @param rsvdUlp the 40-bit RsvdULP of the L=1 segment
+   * @param message the message octets as the readable bytes of the stream's buffer; valid only
+   *     during this call, to be read only: do not retain, release or write it
+   */
+  void onControlMessage(int qn, int msn, long rsvdUlp, ByteBuf message);
+
+  /**
+   * A segment failed DDP validation (RFC 5041 §7.1). Nothing of it was placed, the stream drops
+   * every later segment, and no further delivery or error follows. The arguments are what a
+   * Terminate echoes (RFC 5040 §4.8): {@link DdpStream#terminateForError()} sends it.
+   *
+   * @param error the error: Layer 1, its Error Type and code
+   * @param segment the offending segment; its length is the DDP Segment Length; valid only during
+   *     this call
+   * @param headerLength how many of its first octets are the DDP header to echo: 14 (tagged) or
+   *     18 (untagged), fewer when the segment was shorter
+   */
+  void onDdpError(DdpError error, Ulpdu segment, int headerLength);
+
+  /**
+   * MPA reported an error on the receive stream (CRC, Marker, a FIN inside an FPDU or a lost
+   * connection). The stream drops everything after it (RFC 5041 §7: LLP errors are passed up).
+   */
+  void onMpaError(MpaException error);
+
+  /** The peer closed its sending half cleanly, at an FPDU boundary (RFC 5041 §6.2.1). */
+  void onInputClosed();
+}
