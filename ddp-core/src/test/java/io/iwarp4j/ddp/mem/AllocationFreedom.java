@@ -2,8 +2,7 @@ package io.iwarp4j.ddp.mem;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
 
 /** Preconditions of the allocation-free receive path checks. */
 public final class AllocationFreedom {
@@ -15,9 +14,7 @@ public final class AllocationFreedom {
    * {@code --sun-misc-unsafe-memory-access=allow}): Netty's buffer copies then allocate.
    */
   public static void assumeNettyHasUnsafe() {
-    ByteBuf probe = Unpooled.directBuffer(1);
-    boolean unsafe = probe.hasMemoryAddress();
-    probe.release();
+    boolean unsafe = PlatformDependent.hasUnsafe();
     if (!unsafe) {
       System.err.println("ALLOCATION CHECK SKIPPED: Netty runs without sun.misc.Unsafe on this JVM;"
           + " start it with --sun-misc-unsafe-memory-access=allow (JDK 24+)");
