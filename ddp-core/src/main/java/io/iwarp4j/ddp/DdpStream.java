@@ -1,5 +1,6 @@
 package io.iwarp4j.ddp;
 
+import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagCheck;
 import io.iwarp4j.ddp.mem.StagTable;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *   <li>DV = 1, else {@link DdpError#TAGGED_INVALID_DDP_VERSION} (0x04), on every segment;
  *   <li>a whole 14-octet header, else {@link DdpError#LOCAL_CATASTROPHIC} (no DDP code fits);
  *   <li>the access right the upper layer requires for this RsvdULP
- *       ({@link DdpStreamListener#requiredAccess}), or its {@code REJECT};
+ *       ({@link DdpStreamListener#requiredAccess}), or its {@code REJECT}; a right without
+ *       {@code LOCAL_WRITE} or {@code REMOTE_WRITE} is an upper-layer bug: the stream stops and
+ *       throws {@link IllegalStateException};
  *   <li>for a non-zero payload only (RFC 5041 §5.2: a zero-length segment's STag and TO are not
  *       checked), {@link StagTable#checkAndPlace}: STag valid (0x00), associated with this
  *       stream's Protection Domain (0x02), access right (no DDP code: reported as 0x00, see
@@ -53,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * peer that interleaves more is reported as {@link DdpError#LOCAL_CATASTROPHIC}.
  *
  * <h2>Receive, untagged (T=0)</h2>
- * {@link UntaggedDispatcher} validates U1-U6 and places into the queue's posted buffer. Queues
+ * {@link UntaggedDispatcher} validates U1-U6, asks the upper layer whether to place the segment
+ * ({@link DdpStreamListener#acceptUntagged}: RDMAP refuses a bad version or opcode there, before
+ * anything is placed) and places into the queue's posted buffer. Queues
  * come in two kinds: {@link #enableReceiveQueue} for buffers the upper layer posts (QN 0, the
  * verbs receive queue; each buffer a small scatter list), delivered with
  * {@link DdpStreamListener#onUntaggedMessage}; {@link #enableControlQueue} for messages of a
@@ -105,7 +110,8 @@ public final class DdpStream implements UlpduListener {
   private final FpduDeframer deframer;
   private final ProtectionDomain pd;
   private final StagTable stags;
-  private final DdpStreamListener listener;
+  /** Null until set, by the constructor or {@link #setListener}; set before {@link #start()}. */
+  private DdpStreamListener listener;
   private final DdpSegmenter segmenter;
   private final UntaggedDispatcher dispatcher;
   private final TaggedMessages tagged = new TaggedMessages(MAX_TAGGED_IN_PROGRESS);
@@ -129,7 +135,8 @@ public final class DdpStream implements UlpduListener {
    *
    * @param connection the connection; its MULPDU, RTR and role are taken from its info
    * @param pd the stream's Protection Domain: tagged segments may only use its STags
-   * @param listener the upper layer
+   * @param listener the upper layer, or null to {@linkplain #setListener set it} before
+   *     {@link #start()}
    * @throws IllegalStateException when not called on the connection's event loop
    */
   public DdpStream(MpaConnection connection, ProtectionDomain pd, DdpStreamListener listener) {
@@ -148,7 +155,8 @@ public final class DdpStream implements UlpduListener {
    * @param rtr the RTR the Initiator sent, or null
    * @param initiator whether this end is the MPA Initiator
    * @param pd the stream's Protection Domain
-   * @param listener the upper layer
+   * @param listener the upper layer, or null to {@linkplain #setListener set it} before
+   *     {@link #start()}
    * @throws IllegalStateException when not called on the channel's event loop
    */
   public DdpStream(Channel channel, FpduFramer framer, FpduDeframer deframer, RtrType rtr,
@@ -166,7 +174,7 @@ public final class DdpStream implements UlpduListener {
     this.connection = connection;
     this.pd = Objects.requireNonNull(pd, "pd");
     this.stags = pd.table();
-    this.listener = Objects.requireNonNull(listener, "listener");
+    this.listener = listener;
     checkInEventLoop("creating a DdpStream");
     this.segmenter = new DdpSegmenter(new FramerSegmentWriter(framer), channel.alloc());
     this.dispatcher = new UntaggedDispatcher(new UntaggedEvents());
@@ -189,6 +197,26 @@ public final class DdpStream implements UlpduListener {
   }
 
   // ---- set-up ----
+
+  /**
+   * Sets the upper layer: the stream is created first and its upper layer (an RDMAP endpoint
+   * built on it) installs itself here. Only before {@link #start()}.
+   *
+   * @throws IllegalStateException once started, or off the event loop
+   */
+  public void setListener(DdpStreamListener listener) {
+    checkInEventLoop("setListener");
+    Objects.requireNonNull(listener, "listener");
+    if (started) {
+      throw new IllegalStateException("the DDP stream is started: its listener is fixed");
+    }
+    this.listener = listener;
+  }
+
+  /** The channel this stream runs on (its event loop is the stream's). */
+  public Channel channel() {
+    return channel;
+  }
 
   /**
    * Enables untagged queue {@code qn} for buffers the upper layer posts on the returned queue
@@ -245,6 +273,9 @@ public final class DdpStream implements UlpduListener {
     checkInEventLoop("start");
     if (started) {
       throw new IllegalStateException("the DDP stream is already started");
+    }
+    if (listener == null) {
+      throw new IllegalStateException("the DDP stream has no listener: call setListener first");
     }
     started = true;
     if (connection != null) {
@@ -339,6 +370,14 @@ public final class DdpStream implements UlpduListener {
       markErroneous();
       return;
     }
+    if ((access & (AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE)) == 0) {
+      // Placement writes memory: a policy that requires no write right is an upper-layer bug,
+      // and letting it through would open read-only regions to the peer.
+      markErroneous();
+      throw new IllegalStateException("requiredAccess(0x" + Integer.toHexString(rsvdUlp)
+          + ") returned " + AccessFlags.toString(access) + ": a tagged segment needs LOCAL_WRITE"
+          + " or REMOTE_WRITE, or REJECT; the stream stopped placing");
+    }
     int slot = tagged.find(stag);
     if (slot < 0 && !last) {
       slot = tagged.open(stag, to);
@@ -422,6 +461,18 @@ public final class DdpStream implements UlpduListener {
         own.clear();
         dispatcher.queue(qn).post(own, 0, own.capacity(), qn);
       }
+    }
+
+    @Override
+    public boolean acceptSegment(int qn, Ulpdu segment) {
+      if (listener.acceptUntagged(qn, UntaggedHeader.rsvdUlp(segment), segment)) {
+        return true;
+      }
+      if (log.isDebugEnabled()) {
+        log.debug("{} untagged segment on QN {} rejected by the upper layer", channel, qn);
+      }
+      markErroneous();
+      return false;
     }
 
     @Override

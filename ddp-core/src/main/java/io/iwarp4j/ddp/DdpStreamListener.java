@@ -35,9 +35,27 @@ public interface DdpStreamListener {
    * @param rsvdUlp the segment's 8-bit RsvdULP (RDMAP: its control octet)
    * @param segment the segment, valid only during this call: for the upper layer's own Terminate
    *     when it rejects
-   * @return the rights to require, or {@link #REJECT}
+   * @return the rights to require (including {@code LOCAL_WRITE} or {@code REMOTE_WRITE}: the
+   *     segment writes memory), or {@link #REJECT}
    */
   int requiredAccess(int rsvdUlp, Ulpdu segment);
+
+  /**
+   * Whether to place an untagged segment: asked for every untagged segment that passed DDP's own
+   * checks (U1-U6, {@link UntaggedDispatcher}), before anything of it is placed, so the upper
+   * layer can refuse an RsvdULP it does not accept (for RDMAP: an RDMAP version other than 1, an
+   * opcode that does not belong on this queue) with the posted buffer untouched. On false the
+   * stream places nothing, drops every later segment, and reports no DDP error: the upper layer
+   * reports its own. Must not allocate.
+   *
+   * @param qn the segment's queue
+   * @param rsvdUlp the segment's 40-bit RsvdULP
+   * @param segment the segment, valid only during this call: for the upper layer's own Terminate
+   * @return whether to place it; the default accepts every segment
+   */
+  default boolean acceptUntagged(int qn, long rsvdUlp, Ulpdu segment) {
+    return true;
+  }
 
   /**
    * A tagged message was delivered: its L=1 segment arrived and every segment was placed.

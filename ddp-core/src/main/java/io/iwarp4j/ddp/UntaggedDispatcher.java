@@ -151,6 +151,11 @@ public final class UntaggedDispatcher {
       fail(error, segment, headerLength);
       return;
     }
+    if (!listener.acceptSegment(qn, segment)) {
+      // The upper layer refused it and reports its own error: place nothing, drop the rest.
+      erroneous = true;
+      return;
+    }
     queue.place(segment, UntaggedHeader.LENGTH, payloadLength);
     if (DdpControl.isLast(control)) {
       int messageLength = queue.receivedLength();

@@ -35,4 +35,18 @@ public interface UntaggedReceiveListener {
    *     when the segment was shorter
    */
   void onUntaggedError(DdpError error, Ulpdu segment, int headerLength);
+
+  /**
+   * Asked for every segment that passed U1-U6, right before its payload is placed: the upper
+   * layer's chance to refuse a segment whose RsvdULP it cannot accept (RDMAP: its version or
+   * opcode), so that nothing of it reaches the posted buffer. On false the dispatcher places
+   * nothing, drops every later segment, and reports no error: the upper layer reports its own.
+   *
+   * @param qn the segment's queue
+   * @param segment the segment, valid only during this call
+   * @return whether to place it; the default accepts every segment
+   */
+  default boolean acceptSegment(int qn, Ulpdu segment) {
+    return true;
+  }
 }

@@ -325,6 +325,17 @@ class DdpStreamValidationTest {
   }
 
   @Test
+  void anUpperLayerRequiringNoWriteRightIsABugThatStopsTheStream() {
+    pair.b.listener.accessOverride = io.iwarp4j.ddp.mem.AccessFlags.NONE;
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> send(tagged(0xC1, WRITE, writable.stag(), BASE, 8)));
+    assertTrue(e.getMessage().contains("REJECT"), e.getMessage());
+    assertTrue(pair.b.stream.isErroneous());
+    assertTrue(pair.b.listener.deliveries.isEmpty());
+    assertMemoryUnchanged("no write right required");
+  }
+
+  @Test
   void anErrorInALaterSegmentKeepsTheEarlierOnesPlacedAndDeliversNothing() {
     ByteBuf first = tagged(0x81, WRITE, writable.stag(), BASE, 8); // L=0
     send(first);

@@ -37,9 +37,14 @@ final class RecordingStreamListener implements DdpStreamListener {
   final List<MpaException> mpaErrors = new ArrayList<>();
   int inputClosed;
   int rejected;
+  /** When set, returned by {@link #requiredAccess} instead of the RDMAP policy. */
+  Integer accessOverride;
 
   @Override
   public int requiredAccess(int rsvdUlp, Ulpdu segment) {
+    if (accessOverride != null) {
+      return accessOverride;
+    }
     switch (rsvdUlp & 0x0F) {
       case 0:
         return AccessFlags.REMOTE_WRITE;

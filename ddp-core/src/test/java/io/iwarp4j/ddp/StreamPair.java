@@ -9,6 +9,7 @@ import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -53,9 +54,12 @@ final class StreamPair implements AutoCloseable {
     final List<ByteBuf> fed = new ArrayList<>();
 
     End(boolean crc, boolean markersOut, boolean markersIn, int mulpdu, boolean initiator,
-        ProtectionDomain pd) {
+        ProtectionDomain pd, ByteBufAllocator alloc) {
       deframer = new FpduDeframer(crc, markersIn, NONE);
       channel = new EmbeddedChannel(deframer);
+      if (alloc != null) {
+        channel.config().setAllocator(alloc);
+      }
       framer = new FpduFramer(channel.pipeline().context(deframer), crc, markersOut, mulpdu);
       stream = new DdpStream(channel, framer, deframer, null, initiator, pd, listener);
     }
@@ -77,8 +81,17 @@ final class StreamPair implements AutoCloseable {
 
   StreamPair(boolean crc, boolean markers, int mulpdu, ProtectionDomain pdA,
       ProtectionDomain pdB) {
-    a = new End(crc, markers, markers, mulpdu, true, pdA);
-    b = new End(crc, markers, markers, mulpdu, false, pdB);
+    this(crc, markers, mulpdu, pdA, pdB, null);
+  }
+
+  /**
+   * @param alloc the allocator both channels use (headers, FPDU prefixes and trailers), or null
+   *     for Netty's default
+   */
+  StreamPair(boolean crc, boolean markers, int mulpdu, ProtectionDomain pdA,
+      ProtectionDomain pdB, ByteBufAllocator alloc) {
+    a = new End(crc, markers, markers, mulpdu, true, pdA, alloc);
+    b = new End(crc, markers, markers, mulpdu, false, pdB, alloc);
   }
 
   /** Moves bytes both ways until nothing moves any more; returns the octets moved A to B. */

@@ -1,63 +1,243 @@
 package io.iwarp4j.rdmap;
 
+import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.DdpStreamListener;
 import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.UntaggedReceiveQueue;
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.ddp.mem.ProtectionDomain;
+import io.iwarp4j.ddp.mem.StagCheck;
+import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.MpaError;
+import io.iwarp4j.mpa.MpaException;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One RDMAP Stream (RFC 5040) on top of a {@link DdpStream}: the requester side of RDMA Write,
  * RDMA Read and the four Sends, the responder side of Read Requests (bounded by IRD), receive
  * buffers for Sends, Terminate generation and decoding, and teardown.
  *
- * <p>Confined to the connection's event loop: every method must be called there. It allocates
- * nothing per operation in steady state.
+ * <h2>Set-up</h2>
+ * Build the endpoint on a fresh, not yet started stream: it installs its receive side as the
+ * stream's listener ({@link #ddpListener()}), enables QN 0 for the receive buffers posted with
+ * {@link #postReceive}, QN 1 (Read Requests) and QN 2 (Terminate) as control queues, and adds a
+ * small handler at the tail of the channel's pipeline that reports resets and the close. Post
+ * the first receive buffers, then {@link #start()}.
  *
- * <p>CONTRACT STUB: the signatures are fixed; the RDMAP engine work implements them.
+ * <h2>Completions</h2>
+ * Writes and Sends complete once the transport took their last octet (RFC 5040 §5.5 rule 14),
+ * Reads once their Read Response was delivered (rule 19). All three are reported in the order
+ * they were issued (rule 15): a Send issued after a Read is reported after that Read. How the
+ * endpoint learns that the transport took a message without an object per message: see
+ * {@link TransportBarrier}. A completion is reported from a task on the event loop, never from
+ * inside Netty's write path.
+ *
+ * <h2>Errors (RFC 5040 §7)</h2>
+ * Every error this end detects ends the stream with exactly one Terminate: DDP's errors through
+ * {@link DdpStream#terminateForError()} (Layer 1, with the offending DDP header); RDMAP's own
+ * with Layer 0 and the codes of {@link RdmapError}, echoing the DDP header and segment length
+ * (M=1, D=1) and for a Read Request its header (R=1); MPA's as Layer 2 without headers. Checks
+ * on a received segment run before anything of it is placed, so memory an erroneous segment
+ * targets stays unchanged:
+ * <ul>
+ *   <li>every segment: RV = 01b, else 0/2/0x05; an opcode that belongs on its path and queue
+ *       (tagged: Write, Read Response; QN 0: the four Sends; QN 1: Read Request; QN 2:
+ *       Terminate), else 0/2/0x06. RFC 7306 opcodes (0x8-0xB) are not supported and reserved
+ *       ones (0xC-0xF) not defined: both 0/2/0x06;
+ *   <li>a Read Response segment must continue the oldest outstanding Read: none outstanding
+ *       0/2/0x06; another STag 1/1/0x00; another TO, or octets past or short of its size,
+ *       1/1/0x01 (DDP's Tagged Buffer codes: the Read's sink range is the buffer it may use);
+ *   <li>Send with Invalidate: its STag must be valid (else 0/2/0x09), of this stream's
+ *       Protection Domain and open to remote invalidation (else 0/1/0x09), checked on the first
+ *       segment and enforced on delivery;
+ *   <li>Read Request: at most IRD outstanding, else 1/2/0x02 (see {@link ReadResponder}); 28
+ *       octets, else 0/2/0xFF; a valid source unless its size is 0 (0/1/0x00-0x04, R=1).
+ * </ul>
+ * A received Terminate ends the stream too ({@link RdmapEndpointListener#onTerminateReceived}).
+ *
+ * <h2>Teardown</h2>
+ * {@link #close()} lets what was handed to the transport go out, then closes the connection
+ * (a FIN); a clean FIN from the peer (siw closes that way, never with a Terminate) closes ours
+ * the same way. {@link #abort} sends an RDMAP-layer Terminate. The owner hears exactly one end
+ * event: {@link RdmapEndpointListener#onTerminateSent}, {@code onTerminateReceived} or
+ * {@code onDisconnected}; after it no completion follows, and every issuing method throws an
+ * {@link IllegalStateException} that names the state.
+ *
+ * <p>Confined to the connection's event loop: every method must be called there, and none
+ * locks. It allocates nothing per operation in steady state (headers and slices come from the
+ * channel's pooled allocator, bookkeeping lives in preallocated rings).
  */
 public final class RdmapEndpoint {
+  /**
+   * The largest message QN 1 takes: an RFC 7306 Atomic Request (52 octets after the DDP header),
+   * so that one arrives whole and is answered "Unexpected OpCode" rather than "too long".
+   */
+  static final int READ_QUEUE_MESSAGE_LENGTH = 52;
+  /** The largest Terminate header: control 4 + segment length 2 + DDP header 18 + RDMA 28. */
+  static final int TERMINATE_QUEUE_MESSAGE_LENGTH = 52;
+
+  private static final Logger log = LoggerFactory.getLogger(RdmapEndpoint.class);
+
+  private static final int WRITE_CONTROL = RdmapControl.encode(RdmapOpcode.RDMA_WRITE);
+  private static final long READ_REQUEST_RSVD_ULP =
+      RdmapControl.untaggedRsvdUlp(RdmapOpcode.RDMA_READ_REQUEST, 0);
+
+  private static final int OPEN = 0;
+  private static final int CLOSING = 1;
+  private static final int ENDED = 2;
+
+  private final DdpStream stream;
+  private final Channel channel;
+  private final RdmapEndpointListener listener;
+  private final ProtectionDomain pd;
+  private final StagTable stags;
+  private final int maxReceiveBuffers;
+  private final int maxReceivePieces;
+  private final UntaggedReceiveQueue receiveQueue;
+  private final RdmapReceiver receiver;
+  private final LocalOperations operations = new LocalOperations(64);
+  private final OutstandingReads reads;
+  private final ReadResponder responder;
+  private final TransportBarriers barriers;
+  private final ByteBuf readRequestHeader =
+      Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
+  private final GatherList receivePieces;
+  private final Runnable deferredWork = this::runDeferredWork;
+
+  /** The next transmit message's sequence number (Writes, Sends, Read Responses). */
+  private long txSeq;
+  /** Transmit messages below this were taken by the transport while the channel was active. */
+  private long sent;
+  /** Transmit messages below this were released by the transport, sent or dropped. */
+  private long taken;
+
+  private int state = OPEN;
+  /** Why the stream ended, for exception messages; null while not ended. */
+  private String endReason;
+  private boolean closeStarted;
+  private boolean inputClosedCleanly;
+  private boolean connectionLost;
+  private boolean deferredScheduled;
+  private boolean responsesUnflushed;
+  private boolean inactiveAtStart;
 
   /**
-   * @param stream the DDP stream (its listener is set to this endpoint's)
+   * @param stream the DDP stream, not yet started, with no queue enabled (its listener is set to
+   *     this endpoint's)
    * @param listener the owner's callbacks
    * @param ird inbound Read Request queue depth (negotiated): more outstanding requests are a
    *     protocol error
    * @param ord outbound Read depth (negotiated): see {@link #canIssueRead()}
    * @param maxReceiveBuffers how many receive buffers may be posted at once (the QP's RQ depth)
    * @param maxReceivePieces the most scatter pieces one receive buffer may have (the QP's SGEs)
+   * @throws IllegalArgumentException for a negative IRD or ORD or non-positive receive sizes
+   * @throws IllegalStateException off the event loop, or when the stream is started or has a
+   *     queue enabled already
    */
   public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
       int maxReceiveBuffers, int maxReceivePieces) {
-    throw new UnsupportedOperationException("contract stub");
+    this.stream = Objects.requireNonNull(stream, "stream");
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.channel = stream.channel();
+    checkInEventLoop("creating an RdmapEndpoint");
+    if (ird < 0 || ord < 0) {
+      throw new IllegalArgumentException("IRD " + ird + " and ORD " + ord
+          + " must not be negative");
+    }
+    if (maxReceiveBuffers < 1 || maxReceivePieces < 1) {
+      throw new IllegalArgumentException("maxReceiveBuffers " + maxReceiveBuffers
+          + " and maxReceivePieces " + maxReceivePieces + " must be positive");
+    }
+    this.pd = stream.protectionDomain();
+    this.stags = pd.table();
+    this.maxReceiveBuffers = maxReceiveBuffers;
+    this.maxReceivePieces = maxReceivePieces;
+    this.receivePieces = new GatherList(maxReceivePieces);
+    this.reads = new OutstandingReads(ord);
+    this.responder = new ReadResponder(stream, ird);
+    this.barriers = new TransportBarriers(channel, this::onTaken);
+    this.receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
+        maxReceiveBuffers, maxReceivePieces);
+    stream.enableControlQueue(RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
+        READ_QUEUE_MESSAGE_LENGTH);
+    stream.enableControlQueue(RdmapOpcode.TERMINATE.queueNumber(),
+        TERMINATE_QUEUE_MESSAGE_LENGTH);
+    this.receiver = new RdmapReceiver(this, reads);
+    stream.setListener(receiver);
+    channel.pipeline().addLast(new TransportEvents(new TransportListener()));
+    if (!channel.isActive()) {
+      // Closed before this endpoint's handler was there to hear it: report it from a task.
+      inactiveAtStart = true;
+      schedule();
+    }
   }
 
-  /** The DDP stream listener to install on the stream (this endpoint's receive side). */
+  // ---- set-up and state ----
+
+  /** The DDP stream listener installed on the stream (this endpoint's receive side). */
   public DdpStreamListener ddpListener() {
-    throw new UnsupportedOperationException("contract stub");
+    return receiver;
+  }
+
+  /**
+   * Starts receiving ({@link DdpStream#start()}): call it once the first receive buffers are
+   * posted, so that a Send the peer sent early finds one.
+   *
+   * @throws IllegalStateException when already started, or off the event loop
+   */
+  public void start() {
+    stream.start();
   }
 
   /** Whether another RDMA Read may be issued now: fewer than ORD are outstanding. */
   public boolean canIssueRead() {
-    throw new UnsupportedOperationException("contract stub");
+    return state == OPEN && reads.canIssue();
   }
 
   /** Number of RDMA Reads issued and not yet completed. */
   public int outstandingReads() {
-    throw new UnsupportedOperationException("contract stub");
+    return reads.size();
+  }
+
+  /** Number of inbound Read Requests whose Read Response the transport has not taken yet. */
+  public int outstandingInboundReads() {
+    return responder.outstanding();
   }
 
   /** Whether the stream may send (RFC 5044 §7.1.2 rule 4 for a Responder) and is not ended. */
   public boolean canSend() {
-    throw new UnsupportedOperationException("contract stub");
+    return state == OPEN && stream.sendEnabled();
   }
+
+  /** Whether the stream has ended (Terminate sent or received, or disconnected). */
+  public boolean isEnded() {
+    return state == ENDED;
+  }
+
+  // ---- issuing ----
 
   /**
    * Issues an RDMA Write of {@code payload} (one message, any number of pieces, may be empty)
    * to the peer's {@code remoteStag}/{@code remoteTo}. The pieces are slices of registered
    * memory; they are sent without a copy. Completion: {@link RdmapEndpointListener#onSendComplete}.
+   *
+   * @throws IllegalStateException when the stream is closing or ended, or may not send yet
+   * @throws IllegalArgumentException for a message of 2^32 octets or more, or a TO range that
+   *     wraps 2^64 (nothing is sent)
    */
   public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
-    throw new UnsupportedOperationException("contract stub");
+    checkIssue("write");
+    stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
+    operations.addTransmit(token, txSeq++);
   }
 
   /**
@@ -65,10 +245,33 @@ public final class RdmapEndpoint {
    * {@code srcTo} into our {@code sinkStag}/{@code sinkTo} (a local region with LOCAL_WRITE).
    * Completion: {@link RdmapEndpointListener#onReadComplete}.
    *
-   * @throws IllegalStateException when {@link #canIssueRead()} is false (the caller waits)
+   * @param length RDMARDSZ, read as unsigned (0 to 2^32 - 1)
+   * @throws IllegalStateException when {@link #canIssueRead()} is false (the caller waits), or
+   *     the stream is closing or ended
+   * @throws IllegalArgumentException when the sink range is not a valid LOCAL_WRITE range of
+   *     this stream's Protection Domain (nothing is sent); the source is the peer's to check
    */
   public void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo) {
-    throw new UnsupportedOperationException("contract stub");
+    checkIssue("read");
+    if (!reads.canIssue()) {
+      throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads are outstanding:"
+          + " wait for a Read to complete (canIssueRead())");
+    }
+    long size = Integer.toUnsignedLong(length);
+    if (size > 0) {
+      StagCheck sink = stags.check(sinkStag, sinkTo, size, AccessFlags.LOCAL_WRITE, pd);
+      if (sink != StagCheck.OK) {
+        throw new IllegalArgumentException("RDMA Read sink STag 0x" + Integer.toHexString(sinkStag)
+            + " TO 0x" + Long.toHexString(sinkTo) + " length " + size + ": " + sink
+            + " (it must be a LOCAL_WRITE range of this stream's Protection Domain)");
+      }
+    }
+    readRequestHeader.clear();
+    ReadRequestHeader.write(readRequestHeader, sinkStag, sinkTo, length, srcStag, srcTo);
+    stream.sendUntagged(READ_REQUEST_RSVD_ULP, RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
+        readRequestHeader, null);
+    long position = operations.addRead(token, size);
+    reads.add(position, sinkStag, sinkTo, size);
   }
 
   /**
@@ -76,42 +279,388 @@ public final class RdmapEndpoint {
    *
    * @param opcode one of the four Send opcodes
    * @param invalidateStag the peer STag to invalidate (Invalidate variants), else 0
+   * @throws IllegalArgumentException for another opcode, an Invalidate STag on a variant without
+   *     one, or a message of 2^32 octets or more (nothing is sent)
+   * @throws IllegalStateException when the stream is closing or ended, or may not send yet
    */
   public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
-    throw new UnsupportedOperationException("contract stub");
+    checkIssue("send");
+    Objects.requireNonNull(opcode, "opcode");
+    if (opcode.queueNumber() != RdmapOpcode.SEND.queueNumber() || opcode.code() > 0x6) {
+      throw new IllegalArgumentException(opcode + " is not one of the four Send opcodes");
+    }
+    long rsvdUlp = RdmapControl.untaggedRsvdUlp(opcode, invalidateStag);
+    stream.sendUntagged(rsvdUlp, opcode.queueNumber(), null, payload);
+    operations.addTransmit(token, txSeq++);
   }
 
   /**
-   * Posts a receive buffer for Send-type messages: {@code pieces} slices of registered memory
-   * (with LOCAL_WRITE) filled in order. The buffer is consumed by the next Send that arrives
-   * after all earlier posted buffers were consumed.
+   * Posts a receive buffer for Send-type messages: the readable bytes of {@code pieces[0..
+   * pieceCount)}, slices of registered memory (with LOCAL_WRITE) filled in order. The buffer is
+   * consumed by the next Send that arrives after all earlier posted buffers were consumed. The
+   * pieces must stay alive until the buffer is reported ({@link RdmapEndpointListener#onReceive})
+   * or the stream ended.
    *
-   * @throws IllegalStateException when {@code maxReceiveBuffers} are already posted
+   * @throws IllegalStateException when {@code maxReceiveBuffers} are already posted, or the
+   *     stream is closing or ended
+   * @throws IllegalArgumentException for more than {@code maxReceivePieces} pieces
    */
   public void postReceive(long bufferId, ByteBuf[] pieces, int pieceCount) {
-    throw new UnsupportedOperationException("contract stub");
+    checkInEventLoop("postReceive");
+    checkNotEnded("postReceive");
+    if (pieceCount < 0 || pieceCount > maxReceivePieces || pieceCount > pieces.length) {
+      throw new IllegalArgumentException(pieceCount + " receive pieces: 0.." + maxReceivePieces
+          + " (maxReceivePieces) and at most the array's " + pieces.length);
+    }
+    if (receiveQueue.postedCount() == maxReceiveBuffers) {
+      throw new IllegalStateException("maxReceiveBuffers " + maxReceiveBuffers
+          + " receive buffers are posted already");
+    }
+    try {
+      for (int i = 0; i < pieceCount; i++) {
+        receivePieces.add(pieces[i]);
+      }
+      receiveQueue.post(receivePieces, bufferId);
+    } finally {
+      receivePieces.clear();
+    }
   }
 
   /** Flushes what was issued since the last flush (call once per batch, not per operation). */
   public void flush() {
-    throw new UnsupportedOperationException("contract stub");
+    checkInEventLoop("flush");
+    if (state != ENDED) {
+      flushNow();
+    }
   }
 
-  /** Whether the stream has ended (Terminate sent or received, or disconnected). */
-  public boolean isEnded() {
-    throw new UnsupportedOperationException("contract stub");
-  }
+  // ---- teardown ----
 
-  /** Graceful teardown: what was handed to TCP is sent, then FIN. */
+  /**
+   * Graceful teardown: what was handed to the transport is sent, then FIN. Later input is
+   * dropped; {@link RdmapEndpointListener#onDisconnected} follows once the connection is closed.
+   * Does nothing when the stream is already closing or ended.
+   */
   public void close() {
-    throw new UnsupportedOperationException("contract stub");
+    checkInEventLoop("close");
+    if (state != OPEN) {
+      return;
+    }
+    state = CLOSING;
+    stream.markErroneous();
+    log.debug("{} RDMAP close requested", channel);
+    closeAfterPendingWrites();
   }
 
   /**
    * Abortive teardown for a local error: sends a Terminate with this RDMAP-layer type/code
-   * (Layer 0), then closes. Reported as {@link RdmapEndpointListener#onTerminateSent}.
+   * (Layer 0, no headers), then closes. Reported as {@link RdmapEndpointListener#onTerminateSent}.
+   *
+   * @throws IllegalArgumentException when the type does not fit 4 bits or the code 8 bits
+   * @throws IllegalStateException when the stream already ended
    */
   public void abort(int errorType, int errorCode) {
-    throw new UnsupportedOperationException("contract stub");
+    checkInEventLoop("abort");
+    checkNotEnded("abort");
+    if ((errorType & ~0xF) != 0 || (errorCode & ~0xFF) != 0) {
+      throw new IllegalArgumentException("EType " + errorType + " / code " + errorCode
+          + " must fit 4 and 8 bits");
+    }
+    terminate(RdmapError.LAYER, errorType, errorCode, null);
+  }
+
+  // ---- receive side (called by RdmapReceiver) ----
+
+  /** The Protection Domain of this stream. */
+  ProtectionDomain protectionDomain() {
+    return pd;
+  }
+
+  /** The channel, for log lines. */
+  Channel channel() {
+    return channel;
+  }
+
+  /** Whether received messages are still processed (not after close() or the end). */
+  boolean receiving() {
+    return state == OPEN;
+  }
+
+  /** A Send-type message was delivered into posted buffer {@code bufferId}. */
+  void deliverSend(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag) {
+    listener.onReceive(bufferId, opcode, length, invalidatedStag);
+  }
+
+  /** The oldest Read's Read Response was delivered: complete it, in issue order. */
+  void readResponseDelivered() {
+    operations.readDelivered(reads.completeOldest());
+    drainCompletions();
+  }
+
+  /**
+   * A Read Request was delivered: answer it, or end the stream with the right Terminate.
+   *
+   * @param request its 28 octets (the readable bytes), valid during the call
+   * @param failed where the Terminate's headers go, holding the request's DDP header
+   */
+  void readRequestDelivered(ByteBuf request, TerminatedSegment failed) {
+    if (responder.full()) {
+      terminate(DdpError.INVALID_MSN_NO_BUFFER, failed);
+      return;
+    }
+    if (request.readableBytes() != ReadRequestHeader.LENGTH) {
+      terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
+      return;
+    }
+    if (!responder.respond(request, txSeq)) {
+      failed.withReadRequest(request);
+      terminate(responder.error(), failed);
+      return;
+    }
+    txSeq++;
+    responsesUnflushed = true;
+    schedule();
+  }
+
+  /** Ends the stream with an RDMAP-layer Terminate echoing {@code failed} (may be null). */
+  void terminate(RdmapError error, TerminatedSegment failed) {
+    terminate(RdmapError.LAYER, error.errorType(), error.code(), failed);
+  }
+
+  /** Ends the stream with a DDP-layer Terminate for an error RDMAP found (IRD, Read Response). */
+  void terminate(DdpError error, TerminatedSegment failed) {
+    terminate(DdpError.LAYER, error.errorType(), error.code(), failed);
+  }
+
+  /** DDP reported an error: its Terminate, with the header DDP kept. */
+  void ddpError(DdpError error) {
+    if (state == ENDED) {
+      return;
+    }
+    end("Terminate sent for DDP error " + error + " (1/" + error.errorType() + "/0x"
+        + Integer.toHexString(error.code()) + ")");
+    try {
+      stream.terminateForError();
+    } catch (RuntimeException e) {
+      log.debug("{} the DDP Terminate could not be sent: {}", channel, e.toString());
+      channel.close();
+    }
+    listener.onTerminateSent(DdpError.LAYER, error.errorType(), error.code());
+  }
+
+  /** MPA reported an error on the receive stream. */
+  void mpaError(MpaException error) {
+    if (state == ENDED) {
+      return;
+    }
+    if (state == CLOSING) {
+      return; // input no longer matters: this end is closing anyway
+    }
+    MpaError e = error.error();
+    if (e == MpaError.TCP_CONNECTION_LOST || !channel.isActive()) {
+      // Nothing can be sent on a lost connection: it is a disconnect, reported on close.
+      connectionLost = true;
+      channel.close();
+      return;
+    }
+    terminate(MpaError.TERMINATE_LAYER, MpaError.TERMINATE_ERROR_TYPE, e.code(), null);
+  }
+
+  /** The peer closed its sending half cleanly: close ours the same way. */
+  void inputClosed() {
+    inputClosedCleanly = true;
+    if (state == OPEN) {
+      log.debug("{} the peer closed the connection; closing ours", channel);
+      closeAfterPendingWrites();
+    }
+  }
+
+  /** The peer sent a Terminate: decoded fields, already validated as far as they go. */
+  void terminateReceived(int layer, int errorType, int errorCode) {
+    if (state == ENDED) {
+      return;
+    }
+    end("Terminate received (" + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode)
+        + ")");
+    closeAfterPendingWrites();
+    listener.onTerminateReceived(layer, errorType, errorCode);
+  }
+
+  // ---- internals ----
+
+  private void terminate(int layer, int errorType, int errorCode, TerminatedSegment failed) {
+    if (state == ENDED) {
+      return; // RFC 5040 §7.1 rule 4: the first error is the one reported
+    }
+    end("Terminate sent (" + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode)
+        + ")");
+    ByteBuf ddpHeader = failed == null ? null : failed.ddpHeader();
+    try {
+      stream.terminate(layer, errorType, errorCode, ddpHeader,
+          ddpHeader == null ? 0 : failed.segmentLength(),
+          ddpHeader == null ? null : failed.rdmaHeader());
+    } catch (RuntimeException e) {
+      log.debug("{} the Terminate could not be sent: {}", channel, e.toString());
+      channel.close();
+    }
+    listener.onTerminateSent(layer, errorType, errorCode);
+  }
+
+  /** Enters the ended state: nothing more is processed or completed. */
+  private void end(String reason) {
+    state = ENDED;
+    endReason = reason;
+    stream.markErroneous();
+    operations.clear();
+    reads.clear();
+    if (log.isDebugEnabled()) {
+      log.debug("{} RDMAP stream ended: {}", channel, reason);
+    }
+  }
+
+  /** Flushes what was sent, then closes the connection once all of it has left (a FIN). */
+  private void closeAfterPendingWrites() {
+    if (closeStarted) {
+      return;
+    }
+    closeStarted = true;
+    flushNow();
+    if (channel.isActive()) {
+      // An empty write completes only after everything written before it has left.
+      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    } else {
+      channel.close();
+    }
+  }
+
+  private void flushNow() {
+    barriers.writeBehind(txSeq);
+    responsesUnflushed = false;
+    stream.flush();
+  }
+
+  /** Reports every operation at the head of the issue order that is done. */
+  private void drainCompletions() {
+    while (state != ENDED && operations.headDone(sent)) {
+      long token = operations.headToken();
+      boolean read = operations.headIsRead();
+      long length = read ? operations.headReadLength() : 0;
+      operations.removeHead();
+      if (read) {
+        listener.onReadComplete(token, length);
+      } else {
+        listener.onSendComplete(token);
+      }
+    }
+  }
+
+  /** A barrier came back: unpin what the transport took, complete what it sent (later). */
+  private void onTaken(long upTo, boolean wasSent) {
+    if (upTo > taken) {
+      taken = upTo;
+      responder.retire(taken);
+    }
+    if (wasSent && upTo > sent) {
+      sent = upTo;
+      if (operations.size() > 0) {
+        schedule();
+      }
+    }
+  }
+
+  /** Runs {@link #runDeferredWork} once, after what the event loop is doing now. */
+  private void schedule() {
+    if (deferredScheduled) {
+      return;
+    }
+    deferredScheduled = true;
+    try {
+      channel.eventLoop().execute(deferredWork);
+    } catch (RejectedExecutionException e) {
+      deferredScheduled = false;
+      log.debug("{} event loop shut down; deferred RDMAP work dropped", channel);
+    }
+  }
+
+  /** Flushes Read Responses once per read batch, reports completions, notices a missed close. */
+  private void runDeferredWork() {
+    deferredScheduled = false;
+    if (responsesUnflushed && state != ENDED) {
+      flushNow();
+    }
+    drainCompletions();
+    if (inactiveAtStart) {
+      inactiveAtStart = false;
+      onChannelInactive();
+    }
+  }
+
+  private void onChannelInactive() {
+    taken = txSeq;
+    responder.releaseAll();
+    if (state == ENDED) {
+      return;
+    }
+    boolean graceful = !connectionLost && (inputClosedCleanly || closeStarted);
+    end(graceful ? "disconnected gracefully" : "disconnected (connection lost or reset)");
+    listener.onDisconnected(graceful);
+  }
+
+  private void checkIssue(String what) {
+    checkInEventLoop(what);
+    checkNotEnded(what);
+  }
+
+  private void checkNotEnded(String what) {
+    if (state == OPEN) {
+      return;
+    }
+    throw new IllegalStateException(what + " on an RDMAP stream that is "
+        + (state == CLOSING ? "closing (close() was called)" : "ended: " + endReason));
+  }
+
+  private void checkInEventLoop(String what) {
+    if (!channel.eventLoop().inEventLoop()) {
+      throw new IllegalStateException(what + " must run on the connection's event loop ("
+          + channel + "), not on " + Thread.currentThread().getName());
+    }
+  }
+
+  /** The pipeline handler's reports. */
+  private final class TransportListener implements TransportEvents.Listener {
+    @Override
+    public void onTransportException(Throwable cause) {
+      if (state == ENDED) {
+        return;
+      }
+      if (cause instanceof IOException) {
+        log.debug("{} transport failed: {}", channel, cause.toString());
+        connectionLost = true;
+        channel.close();
+        return;
+      }
+      // Something threw on the receive path (an owner callback, a bug): the stream cannot be
+      // trusted any more. RFC 5040 §4.8: Local Catastrophic Error, no headers.
+      log.debug("{} unexpected exception on the RDMAP stream", channel, cause);
+      terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
+    }
+
+    @Override
+    public void onChannelInactive() {
+      RdmapEndpoint.this.onChannelInactive();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RdmapEndpoint{" + channel + ", "
+        + (state == OPEN ? "open" : state == CLOSING ? "closing" : "ended: " + endReason)
+        + ", operations=" + operations.size() + ", reads=" + reads.size() + "/" + reads.ord()
+        + ", inboundReads=" + responder.outstanding() + "}";
+  }
+
+  /** For {@link RdmapReceiver}: the table STags are looked up in. */
+  StagTable stagTable() {
+    return stags;
   }
 }

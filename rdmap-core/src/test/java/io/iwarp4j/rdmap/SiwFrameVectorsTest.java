@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.ddp.DdpControl;
+import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpSegmenter;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.TaggedHeader;
@@ -249,8 +250,8 @@ class SiwFrameVectorsTest {
       }
 
       @Override
-      public void onUntaggedError(int errorType, int errorCode, Ulpdu segment, int headerLength) {
-        events.add("error " + errorType + "/" + errorCode);
+      public void onUntaggedError(DdpError error, Ulpdu segment, int headerLength) {
+        events.add("error " + error.errorType() + "/" + error.code());
       }
     });
     ByteBuf target = Unpooled.buffer(64).writeZero(64);

@@ -277,6 +277,26 @@ public final class MemoryRegion implements AutoCloseable {
   }
 
   /**
+   * A retained slice of the region's octets {@code [to, to + length)}, for sending them without a
+   * copy (the source of an RDMA Read Response). It shares the memory's reference count, so it
+   * keeps the memory allocated until it is released, and releasing it never releases the
+   * region's own reference. The caller must hold a pin ({@link #tryPin()}) while the slice (and
+   * anything derived from it) can still be read, and release the slice; no allocation for pooled
+   * memory (Netty recycles the slice object).
+   *
+   * @param to the Tagged Offset of the first octet (unsigned)
+   * @throws IllegalStateException when the region is not pinned
+   * @throws IndexOutOfBoundsException when {@code [to, to + length)} is not inside the region
+   */
+  public ByteBuf retainedSlice(long to, int length) {
+    if ((state & COUNT_MASK) == 0) {
+      throw new IllegalStateException("retainedSlice() without a pin: call tryPin() first on "
+          + this);
+    }
+    return memory.retainedSlice(offsetOf(to, length), length);
+  }
+
+  /**
    * Atomically adds {@code delta} to the 8-octet native-order value at {@code offsetFromBase}
    * and returns the old value (the FetchAdd of RFC 7306).
    *

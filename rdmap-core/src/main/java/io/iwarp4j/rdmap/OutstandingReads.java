@@ -1,0 +1,133 @@
+package io.iwarp4j.rdmap;
+
+/**
+ * The RDMA Reads this end issued and whose Read Response has not been delivered yet, oldest first,
+ * at most ORD of them (RFC 5040 §6.1: the outbound limit MUST NOT be exceeded). The peer answers
+ * in request order (§5.2.2), so every Read Response segment must belong to the oldest Read: its
+ * sink STag, the next Tagged Offset of its sink range, and no octet past its size (the Data Sink
+ * MAY validate this, §5.2.2; doing so keeps a peer from placing "Read Responses" into any local
+ * region that merely grants LOCAL_WRITE).
+ *
+ * <p>A ring of primitive arrays sized for ORD at construction: nothing is allocated per Read.
+ * Event-loop confined.
+ */
+final class OutstandingReads {
+  /** Outcome of {@link #checkSegment}. */
+  enum ResponseCheck {
+    /** The segment continues the oldest Read. */
+    OK,
+    /** No Read is outstanding: the Read Response is unexpected. */
+    NO_READ_OUTSTANDING,
+    /** The segment's STag is not the oldest Read's sink STag. */
+    WRONG_STAG,
+    /** The segment's TO or length does not continue the oldest Read's sink range exactly. */
+    OUT_OF_RANGE
+  }
+
+  private final int ord;
+  private final int mask;
+  private final long[] positions;
+  private final int[] sinkStags;
+  private final long[] sinkTos;
+  private final long[] lengths;
+  private final long[] placed;
+  private long head;
+  private long tail;
+
+  /** @param ord the most Reads outstanding at once (0: none may be issued) */
+  OutstandingReads(int ord) {
+    if (ord < 0) {
+      throw new IllegalArgumentException("ORD " + ord + " is negative");
+    }
+    this.ord = ord;
+    int n = RingSize.powerOfTwoAtLeast(Math.max(1, ord));
+    mask = n - 1;
+    positions = new long[n];
+    sinkStags = new int[n];
+    sinkTos = new long[n];
+    lengths = new long[n];
+    placed = new long[n];
+  }
+
+  /** The ORD this ring enforces. */
+  int ord() {
+    return ord;
+  }
+
+  /** Reads outstanding. */
+  int size() {
+    return (int) (tail - head);
+  }
+
+  /** Whether another Read may be issued: fewer than ORD are outstanding. */
+  boolean canIssue() {
+    return tail - head < ord;
+  }
+
+  /**
+   * Records a Read just issued.
+   *
+   * @param position its position in {@link LocalOperations}
+   * @param length RDMARDSZ, unsigned
+   * @throws IllegalStateException when ORD Reads are outstanding
+   */
+  void add(long position, int sinkStag, long sinkTo, long length) {
+    if (!canIssue()) {
+      throw new IllegalStateException("ORD " + ord + " RDMA Reads are outstanding");
+    }
+    int i = (int) tail & mask;
+    positions[i] = position;
+    sinkStags[i] = sinkStag;
+    sinkTos[i] = sinkTo;
+    lengths[i] = length;
+    placed[i] = 0;
+    tail++;
+  }
+
+  /**
+   * Checks one Read Response segment against the oldest Read and, when it fits, counts its
+   * payload as placed. A zero-length Read's response is one empty L=1 segment whose STag and TO
+   * are not checked (RFC 5041 §5.2).
+   *
+   * @param payload the segment's payload octets
+   * @param last its L bit
+   */
+  ResponseCheck checkSegment(int stag, long to, int payload, boolean last) {
+    if (head == tail) {
+      return ResponseCheck.NO_READ_OUTSTANDING;
+    }
+    int i = (int) head & mask;
+    long length = lengths[i];
+    long done = placed[i];
+    if (length == 0) {
+      return payload == 0 && last ? ResponseCheck.OK : ResponseCheck.OUT_OF_RANGE;
+    }
+    if (stag != sinkStags[i]) {
+      return ResponseCheck.WRONG_STAG;
+    }
+    if (to != sinkTos[i] + done || payload > length - done
+        || (last && done + payload != length)) {
+      return ResponseCheck.OUT_OF_RANGE;
+    }
+    placed[i] = done + payload;
+    return ResponseCheck.OK;
+  }
+
+  /**
+   * Removes the oldest Read, whose Read Response was delivered.
+   *
+   * @return its position in {@link LocalOperations}
+   * @throws IllegalStateException when none is outstanding
+   */
+  long completeOldest() {
+    if (head == tail) {
+      throw new IllegalStateException("no RDMA Read is outstanding");
+    }
+    return positions[(int) head++ & mask];
+  }
+
+  /** Forgets every Read: the stream ended. */
+  void clear() {
+    head = tail;
+  }
+}

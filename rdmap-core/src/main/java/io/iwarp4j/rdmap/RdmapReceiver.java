@@ -1,0 +1,253 @@
+package io.iwarp4j.rdmap;
+
+import io.iwarp4j.ddp.DdpControl;
+import io.iwarp4j.ddp.DdpError;
+import io.iwarp4j.ddp.DdpStreamListener;
+import io.iwarp4j.ddp.TaggedHeader;
+import io.iwarp4j.ddp.UntaggedHeader;
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.ddp.mem.InvalidateResult;
+import io.iwarp4j.ddp.mem.MemoryRegion;
+import io.iwarp4j.ddp.mem.ProtectionDomain;
+import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.MpaException;
+import io.iwarp4j.mpa.TerminateMessage;
+import io.iwarp4j.mpa.Ulpdu;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receive side of an {@link RdmapEndpoint}: RDMAP's checks on what DDP hands up (RFC 5040
+ * §7.2) and the dispatch of each delivered message. Version and opcode are checked on every
+ * segment before DDP places it ({@link #requiredAccess} for tagged segments, before DDP's STag
+ * checks; {@link #acceptUntagged} for untagged ones, after DDP's queue checks), so a segment RDMAP
+ * refuses changes no memory. Errors found after delivery (a Send with Invalidate that cannot
+ * invalidate, a bad Read Request) echo the header of the message's last segment, which is kept
+ * for that.
+ *
+ * <p>Event-loop confined; allocates nothing per segment.
+ */
+final class RdmapReceiver implements DdpStreamListener {
+  private static final Logger log = LoggerFactory.getLogger(RdmapReceiver.class);
+
+  private final RdmapEndpoint endpoint;
+  private final OutstandingReads reads;
+  private final StagTable stags;
+  private final ProtectionDomain pd;
+  /** The header of the last L=1 untagged segment: what a post-delivery error echoes. */
+  private final TerminatedSegment lastMessage = new TerminatedSegment();
+  /** What the Terminate for the error found now echoes. */
+  private final TerminatedSegment failed = new TerminatedSegment();
+  /** A received Terminate, rebuilt as one ULPDU for {@link TerminateMessage}. */
+  private final ByteBuf terminate = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH
+      + RdmapEndpoint.TERMINATE_QUEUE_MESSAGE_LENGTH]);
+  private final TerminateMessage terminateView = new TerminateMessage();
+
+  RdmapReceiver(RdmapEndpoint endpoint, OutstandingReads reads) {
+    this.endpoint = endpoint;
+    this.reads = reads;
+    this.pd = endpoint.protectionDomain();
+    this.stags = pd.table();
+  }
+
+  // ---- before placement ----
+
+  @Override
+  public int requiredAccess(int rsvdUlp, Ulpdu segment) {
+    if (RdmapControl.version(rsvdUlp) != RdmapControl.VERSION) {
+      return reject(RdmapError.INVALID_VERSION, segment);
+    }
+    int opcode = RdmapControl.opcode(rsvdUlp);
+    if (opcode == RdmapOpcode.RDMA_WRITE.code()) {
+      return AccessFlags.REMOTE_WRITE;
+    }
+    if (opcode != RdmapOpcode.RDMA_READ_RESPONSE.code()) {
+      return reject(RdmapError.UNEXPECTED_OPCODE, segment);
+    }
+    boolean last = DdpControl.isLast(DdpControl.get(segment));
+    switch (reads.checkSegment(TaggedHeader.stag(segment), TaggedHeader.taggedOffset(segment),
+        segment.length() - TaggedHeader.LENGTH, last)) {
+      case OK:
+        return AccessFlags.LOCAL_WRITE;
+      case NO_READ_OUTSTANDING:
+        return reject(RdmapError.UNEXPECTED_OPCODE, segment);
+      case WRONG_STAG:
+        return reject(DdpError.INVALID_STAG, segment);
+      default:
+        return reject(DdpError.BASE_OR_BOUNDS_VIOLATION, segment);
+    }
+  }
+
+  @Override
+  public boolean acceptUntagged(int qn, long rsvdUlp, Ulpdu segment) {
+    if (DdpControl.isLast(DdpControl.get(segment))) {
+      lastMessage.capture(segment);
+    }
+    int control = RdmapControl.controlOf(rsvdUlp);
+    if (RdmapControl.version(control) != RdmapControl.VERSION) {
+      reject(RdmapError.INVALID_VERSION, segment);
+      return false;
+    }
+    RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(control));
+    if (!belongsOn(opcode, qn)) {
+      reject(RdmapError.UNEXPECTED_OPCODE, segment);
+      return false;
+    }
+    if (opcode.carriesInvalidateStag() && UntaggedHeader.messageOffset(segment) == 0) {
+      // Checked before the first octet is placed, so a doomed Send leaves the buffer untouched;
+      // delivery still does the invalidation (and catches a change in between).
+      RdmapError e = invalidateCheck(RdmapControl.invalidateStagOf(rsvdUlp));
+      if (e != null) {
+        reject(e, segment);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether {@code opcode} is one this end accepts on untagged queue {@code qn}. */
+  private static boolean belongsOn(RdmapOpcode opcode, int qn) {
+    if (opcode == null || opcode.tagged() || opcode.queueNumber() != qn) {
+      return false;
+    }
+    // RFC 7306 Immediate Data and Atomics are not supported here (RFC 7306 §1.1: 0/2/0x06).
+    return opcode.code() <= RdmapOpcode.TERMINATE.code();
+  }
+
+  /** Why {@code stag} cannot be invalidated by this stream, or null when it can. */
+  private RdmapError invalidateCheck(int stag) {
+    MemoryRegion region = stags.lookup(stag);
+    if (region == null) {
+      return RdmapError.CANNOT_INVALIDATE_UNKNOWN_STAG;
+    }
+    if (region.pd() != pd || !region.remoteInvalidationAllowed()) {
+      return RdmapError.CANNOT_INVALIDATE;
+    }
+    return null;
+  }
+
+  private int reject(RdmapError error, Ulpdu segment) {
+    failed.capture(segment);
+    debugRejected(error.errorType(), error.code(), segment);
+    endpoint.terminate(error, failed);
+    return REJECT;
+  }
+
+  private int reject(DdpError error, Ulpdu segment) {
+    failed.capture(segment);
+    debugRejected(error.errorType(), error.code(), segment);
+    endpoint.terminate(error, failed);
+    return REJECT;
+  }
+
+  private void debugRejected(int errorType, int code, Ulpdu segment) {
+    if (log.isDebugEnabled()) {
+      log.debug("{} segment of {} octets refused: {}/0x{}", endpoint.channel(), segment.length(),
+          errorType, Integer.toHexString(code));
+    }
+  }
+
+  // ---- delivery ----
+
+  @Override
+  public void onTaggedMessage(int rsvdUlp, int stag, long to, long length) {
+    if (!endpoint.receiving()) {
+      return;
+    }
+    if (RdmapControl.opcode(rsvdUlp) == RdmapOpcode.RDMA_READ_RESPONSE.code()) {
+      if (log.isDebugEnabled()) {
+        log.debug("{} Read Response delivered: {} octets at STag 0x{}", endpoint.channel(),
+            length, Integer.toHexString(stag));
+      }
+      endpoint.readResponseDelivered();
+    } else if (log.isDebugEnabled()) {
+      // §5.1: a valid RDMA Write is placed, never delivered to the ULP.
+      log.debug("{} RDMA Write placed: {} octets at STag 0x{} TO 0x{}", endpoint.channel(),
+          length, Integer.toHexString(stag), Long.toHexString(to));
+    }
+  }
+
+  @Override
+  public void onUntaggedMessage(int qn, int msn, long rsvdUlp, int length, long bufferId) {
+    if (!endpoint.receiving()) {
+      return;
+    }
+    RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
+    int invalidated = 0;
+    if (opcode.carriesInvalidateStag()) {
+      int stag = RdmapControl.invalidateStagOf(rsvdUlp);
+      InvalidateResult result = stags.remoteInvalidate(stag, pd);
+      if (result != InvalidateResult.OK) {
+        failed.copyFrom(lastMessage);
+        endpoint.terminate(result == InvalidateResult.INVALID_STAG
+            ? RdmapError.CANNOT_INVALIDATE_UNKNOWN_STAG : RdmapError.CANNOT_INVALIDATE, failed);
+        return;
+      }
+      invalidated = stag;
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("{} {} delivered: msn={} length={} buffer={}", endpoint.channel(), opcode,
+          Integer.toUnsignedString(msn), length, bufferId);
+    }
+    endpoint.deliverSend(bufferId, opcode, length, invalidated);
+  }
+
+  @Override
+  public void onControlMessage(int qn, int msn, long rsvdUlp, ByteBuf message) {
+    if (!endpoint.receiving()) {
+      return;
+    }
+    if (qn == RdmapOpcode.TERMINATE.queueNumber()) {
+      terminateDelivered(message);
+      return;
+    }
+    failed.copyFrom(lastMessage);
+    endpoint.readRequestDelivered(message, failed);
+  }
+
+  /** Decodes a received Terminate and ends the stream (RFC 5040 §5.4, §6.2.1). */
+  private void terminateDelivered(ByteBuf message) {
+    terminate.clear();
+    ByteBuf header = lastMessage.ddpHeader();
+    terminate.writeBytes(header, header.readerIndex(), header.readableBytes());
+    terminate.writeBytes(message, message.readerIndex(), message.readableBytes());
+    int length = terminate.readableBytes();
+    String problem = terminateView.wrap(terminate, 0, length).check();
+    if (problem != null) {
+      // Still the peer's last word: report what it says, as far as it says anything.
+      log.debug("{} malformed Terminate: {}", endpoint.channel(), problem);
+    }
+    int layer = 0;
+    int errorType = 0;
+    int errorCode = 0;
+    if (length > TerminateMessage.ERROR_CODE_OFFSET) {
+      layer = terminateView.layer();
+      errorType = terminateView.errorType();
+      errorCode = terminateView.errorCode();
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("{} Terminate received: {}/{}/0x{}", endpoint.channel(), layer, errorType,
+          Integer.toHexString(errorCode));
+    }
+    endpoint.terminateReceived(layer, errorType, errorCode);
+  }
+
+  // ---- errors and end of input ----
+
+  @Override
+  public void onDdpError(DdpError error, Ulpdu segment, int headerLength) {
+    endpoint.ddpError(error);
+  }
+
+  @Override
+  public void onMpaError(MpaException error) {
+    endpoint.mpaError(error);
+  }
+
+  @Override
+  public void onInputClosed() {
+    endpoint.inputClosed();
+  }
+}

@@ -1,0 +1,191 @@
+package io.iwarp4j.rdmap;
+
+import io.iwarp4j.ddp.DdpStream;
+import io.iwarp4j.ddp.mem.ProtectionDomain;
+import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.FpduDeframer;
+import io.iwarp4j.mpa.FpduFramer;
+import io.iwarp4j.mpa.MpaException;
+import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.mpa.UlpduListener;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * Two RDMAP endpoints back to back over MPA framing in EmbeddedChannels, without an MPA startup
+ * (the ddp-core StreamPair style): each end is a channel holding an {@link FpduDeframer}, an
+ * {@link FpduFramer} writing through the deframer's context, a {@link DdpStream} and an
+ * {@link RdmapEndpoint}. End A is the MPA Initiator. {@link #shuttle()} runs both event loops'
+ * tasks and moves what each end wrote to the other as inbound reads (chunked by
+ * {@link #chunker}), recording every octet per direction; a closed channel closes its peer, as a
+ * FIN does without half-closure. Released outbound buffers are what the transport "took".
+ */
+final class EndpointPair implements AutoCloseable {
+  /** Until the stream is started: a deframer needs some listener. */
+  private static final UlpduListener NONE = new UlpduListener() {
+    @Override
+    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
+      throw new AssertionError("a ULPDU arrived before the stream was started");
+    }
+
+    @Override
+    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
+      throw new AssertionError(error);
+    }
+
+    @Override
+    public void onInputClosed(ChannelHandlerContext ctx) {
+    }
+  };
+
+  /** How an end is built. */
+  static final class Config {
+    boolean crc = true;
+    int mulpdu = 1024;
+    int ird = 4;
+    int ord = 4;
+    int receiveBuffers = 8;
+    int receivePieces = 4;
+  }
+
+  /** One end. */
+  static final class End {
+    final String name;
+    final EmbeddedChannel channel;
+    final FpduDeframer deframer;
+    final FpduFramer framer;
+    final DdpStream stream;
+    final RecordingEndpointListener events = new RecordingEndpointListener();
+    final RdmapEndpoint endpoint;
+    final ProtectionDomain pd;
+    /** Every octet this end wrote, in order. */
+    final ByteArrayOutputStream wire = new ByteArrayOutputStream();
+
+    End(String name, Config config, boolean initiator, ProtectionDomain pd) {
+      this.name = name;
+      this.pd = pd;
+      deframer = new FpduDeframer(config.crc, false, NONE);
+      channel = new EmbeddedChannel(deframer);
+      framer = new FpduFramer(channel.pipeline().context(deframer), config.crc, false,
+          config.mulpdu);
+      stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
+      endpoint = new RdmapEndpoint(stream, events, config.ird, config.ord,
+          config.receiveBuffers, config.receivePieces);
+    }
+
+    /** The octets this end wrote so far. */
+    byte[] wireBytes() {
+      return wire.toByteArray();
+    }
+  }
+
+  final long seed;
+  final StagTable table;
+  final End a;
+  final End b;
+  /** Given the octets left to move, the size of the next read; whole by default. */
+  IntUnaryOperator chunker = left -> left;
+  /** Called with each direction's octets before they are delivered (to corrupt them). */
+  WireTap tap = (from, octets) -> { };
+
+  /** Sees (and may change) the octets of one move. */
+  interface WireTap {
+    void onMove(End from, byte[] octets);
+  }
+
+  EndpointPair(long seed) {
+    this(seed, new Config(), new Config());
+  }
+
+  EndpointPair(long seed, Config configA, Config configB) {
+    this(seed, configA, configB, Duration.ofSeconds(10));
+  }
+
+  EndpointPair(long seed, Config configA, Config configB, Duration drainTimeout) {
+    this.seed = seed;
+    System.out.println("EndpointPair seed=" + seed);
+    table = new StagTable(256, new SplittableRandom(seed), drainTimeout);
+    a = new End("A", configA, true, table.newProtectionDomain());
+    b = new End("B", configB, false, table.newProtectionDomain());
+  }
+
+  /** Starts both streams (post receive buffers first). */
+  EndpointPair start() {
+    a.endpoint.start();
+    b.endpoint.start();
+    return this;
+  }
+
+  /** The other end. */
+  End peer(End e) {
+    return e == a ? b : a;
+  }
+
+  /** Runs tasks and moves bytes (and closes) both ways until nothing moves any more. */
+  EndpointPair shuttle() {
+    int rounds = 0;
+    boolean moved;
+    do {
+      a.channel.runPendingTasks();
+      b.channel.runPendingTasks();
+      moved = move(a, b);
+      moved |= move(b, a);
+      a.channel.runPendingTasks();
+      b.channel.runPendingTasks();
+      if (++rounds > 100_000) {
+        throw new AssertionError("the pair never went quiet");
+      }
+    } while (moved || hasOutbound(a) || hasOutbound(b));
+    return this;
+  }
+
+  private static boolean hasOutbound(End e) {
+    return !e.channel.outboundMessages().isEmpty();
+  }
+
+  private boolean move(End from, End to) {
+    byte[] octets = drain(from.channel);
+    tap.onMove(from, octets);
+    from.wire.write(octets, 0, octets.length);
+    int pos = 0;
+    while (pos < octets.length && to.channel.isOpen()) {
+      int n = Math.max(1, Math.min(chunker.applyAsInt(octets.length - pos), octets.length - pos));
+      to.channel.writeInbound(Unpooled.wrappedBuffer(octets, pos, n));
+      pos += n;
+    }
+    boolean moved = octets.length > 0;
+    if (!from.channel.isOpen() && to.channel.isOpen()) {
+      to.channel.close();
+      moved = true;
+    }
+    return moved;
+  }
+
+  /** Everything the channel wrote, concatenated; the written buffers are released. */
+  static byte[] drain(EmbeddedChannel ch) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (Object m; (m = ch.readOutbound()) != null; ) {
+      ByteBuf buf = (ByteBuf) m;
+      try {
+        byte[] octets = new byte[buf.readableBytes()];
+        buf.getBytes(buf.readerIndex(), octets);
+        out.write(octets, 0, octets.length);
+      } finally {
+        buf.release();
+      }
+    }
+    return out.toByteArray();
+  }
+
+  @Override
+  public void close() {
+    a.channel.finishAndReleaseAll();
+    b.channel.finishAndReleaseAll();
+  }
+}
