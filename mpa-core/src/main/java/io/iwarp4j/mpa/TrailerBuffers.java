@@ -1,7 +1,9 @@
 package io.iwarp4j.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import java.nio.ByteBuffer;
 
 /**
  * A small ring of reusable buffers for FPDU trailers (PAD, a Marker, the CRC field: at most
@@ -13,7 +15,8 @@ import io.netty.channel.ChannelHandlerContext;
  * therefore free again. Trailers are written in order, so the oldest entry is the first to come
  * back; when it is still in flight (a queue building up in the outbound buffer) a one-off buffer
  * from the allocator is used instead. The ring's own references are released when the channel
- * closes; after that every trailer is a one-off buffer.
+ * closes; after that every trailer is a one-off buffer. The ring's buffers wrap JDK direct
+ * memory, which the garbage collector frees even if that release never happens.
  *
  * <p>Event-loop confined.
  */
@@ -32,8 +35,13 @@ final class TrailerBuffers {
     ctx.channel().closeFuture().addListener(f -> {
       if (ctx.executor().inEventLoop()) {
         close();
-      } else {
+        return;
+      }
+      try {
         ctx.executor().execute(this::close);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // The loop has shut down, so nothing can acquire any more: release from here.
+        close();
       }
     });
   }
@@ -45,7 +53,10 @@ final class TrailerBuffers {
     }
     ByteBuf b = ring[next];
     if (b == null) {
-      b = ctx.alloc().ioBuffer(CAPACITY, CAPACITY);
+      // Wrapped JDK direct memory, not the allocator's: the ring outlives any one write, and if
+      // the channel's close is never seen (an event loop torn down first) the garbage collector
+      // still frees it, so it can never leak.
+      b = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(CAPACITY));
       ring[next] = b;
     } else if (b.refCnt() != 1) {
       // Still queued for the socket: do not wait for it.
