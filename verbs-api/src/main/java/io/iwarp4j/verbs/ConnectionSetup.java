@@ -107,11 +107,10 @@ final class ConnectionSetup {
     int ird = depth(info.localIrd(), caps.ird());
     int ord = depth(info.localOrd(), caps.ord());
     try {
-      ForwardingDdpListener ddpListener = new ForwardingDdpListener();
-      DdpStream stream = new DdpStream(mpa, qp.pd().ddp(), ddpListener);
+      // The endpoint installs itself as the stream's listener and enables its queues.
+      DdpStream stream = new DdpStream(mpa, qp.pd().ddp(), null);
       RdmapEndpoint endpoint = new RdmapEndpoint(stream, qp.endpointListener(), ird, ord,
           caps.maxRecvWr(), caps.maxRecvSge());
-      ddpListener.target(endpoint.ddpListener());
       connection = new RdmaConnection(qp, channel, info, ird, ord, listener);
       if (!qp.attach(new RdmapEndpointPort(endpoint, channel), connection.sink(), connection)) {
         fail(channel.eventLoop(), channel, new RdmaConnectException("queue pair " + qp.number()
@@ -119,6 +118,8 @@ final class ConnectionSetup {
         return;
       }
       handler.attach(qp);
+      // Receives posted so far are with the endpoint now: a Send the peer sent early finds one.
+      endpoint.start();
     } catch (RuntimeException ex) {
       log.debug("{} RDMAP set-up failed", channel, ex);
       connection = null;

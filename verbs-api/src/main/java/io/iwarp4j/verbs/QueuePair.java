@@ -834,9 +834,6 @@ public final class QueuePair implements AutoCloseable {
     QpState s = state;
     if (s == QpState.ERROR || s == QpState.CLOSED) {
       flushAll(-1, -1, null, 0);
-      if (t.receivedFromPeer()) {
-        teardown(TEARDOWN_DISCARD);
-      }
       boolean duplicate = !t.receivedFromPeer() && terminateSentReported;
       terminateSentReported |= !t.receivedFromPeer();
       if (!duplicate && events != null) {
@@ -859,16 +856,15 @@ public final class QueuePair implements AutoCloseable {
         recvCharge = rq.oldestSequence();
       }
     }
-    // A received Terminate ends the stream: close now. After one we sent, the endpoint closes
-    // once it is written.
-    enterError(sendCharge, recvCharge, status, t.vendorError(),
-        t.receivedFromPeer() ? TEARDOWN_DISCARD : TEARDOWN_NONE, t, t.toString(), true);
+    // The endpoint reported the end of its stream: it closes the connection itself.
+    enterError(sendCharge, recvCharge, status, t.vendorError(), TEARDOWN_NONE, t, t.toString(),
+        true);
   }
 
   private void disconnected(boolean graceful) {
-    enterError(graceful ? -1 : sq.inFlight(), -1, WcStatus.FATAL_ERR, 0,
-        graceful ? TEARDOWN_GRACEFUL : TEARDOWN_DISCARD, null,
-        graceful ? "the peer disconnected" : "the connection was lost", !graceful);
+    // The connection is closed already.
+    enterError(graceful ? -1 : sq.inFlight(), -1, WcStatus.FATAL_ERR, 0, TEARDOWN_NONE, null,
+        graceful ? "disconnected" : "the connection was lost", !graceful);
   }
 
   /** The RDMAP endpoint's callbacks; all on the event loop. */
