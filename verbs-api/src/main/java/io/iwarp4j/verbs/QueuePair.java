@@ -5,7 +5,6 @@ import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
 import io.iwarp4j.rdmap.RdmapOpcode;
-import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -532,14 +531,10 @@ public final class QueuePair implements AutoCloseable {
             "receive wrId " + e.wr.wrId() + " names memory this queue pair may not write", true);
         return;
       }
-      int n = sgl.count();
-      for (int i = 0; i < n; i++) {
-        e.pieces[i] = piece(sgl.buffer(i), sgl.offset(i), sgl.length(i));
-      }
-      e.pieceCount = n;
+      e.preparePieces();
       rq.markHanded();
       try {
-        ep.postReceive(id, e.pieces, n);
+        ep.postReceive(id, e.pieces, e.pieceCount);
       } catch (RuntimeException ex) {
         log.warn("queue pair {}: the RDMAP endpoint refused receive {}", number, id, ex);
         enterError(-1, id, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
@@ -547,15 +542,6 @@ public final class QueuePair implements AutoCloseable {
         return;
       }
     }
-  }
-
-  /** The memory of one receive SGE; the region's own view when the SGE covers all of it. */
-  private static ByteBuf piece(LocalBuffer b, long offset, long length) {
-    ByteBuf buf = b.buffer();
-    if (offset == 0 && length == buf.capacity()) {
-      return buf;
-    }
-    return buf.slice((int) offset, (int) length);
   }
 
   private boolean isLive() {

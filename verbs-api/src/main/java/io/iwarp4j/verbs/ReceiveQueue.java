@@ -34,10 +34,36 @@ final class ReceiveQueue {
     /** The pieces handed to the endpoint (views of the SGEs' memory). */
     final ByteBuf[] pieces;
     int pieceCount;
+    /**
+     * Per SGE position, a private duplicate of the last buffer posted there and that buffer.
+     * Applications post the same regions again and again, so the duplicate is reused with new
+     * indexes and a receive allocates nothing; it is private to this slot, so moving its
+     * indexes races with nobody.
+     */
+    private final ByteBuf[] views;
+    private final LocalBuffer[] viewSources;
 
     Entry(int maxSge) {
       this.wr = new RecvWorkRequest(maxSge);
       this.pieces = new ByteBuf[Math.max(1, maxSge)];
+      this.views = new ByteBuf[Math.max(1, maxSge)];
+      this.viewSources = new LocalBuffer[Math.max(1, maxSge)];
+    }
+
+    /** Fills {@link #pieces} with the SGEs' memory as readable ranges. */
+    void preparePieces() {
+      ScatterGatherList sgl = wr.sgl();
+      int n = sgl.count();
+      for (int i = 0; i < n; i++) {
+        LocalBuffer b = sgl.buffer(i);
+        if (viewSources[i] != b) {
+          views[i] = b.buffer().duplicate();
+          viewSources[i] = b;
+        }
+        int from = (int) sgl.offset(i);
+        pieces[i] = views[i].setIndex(from, from + (int) sgl.length(i));
+      }
+      pieceCount = n;
     }
   }
 
