@@ -24,6 +24,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final MpaResponderHandler responder;
   private final ConnectRequestHandler requests;
   private QueuePair qp;
+  private Runnable onInactive;
 
   /** For an Initiator's channel. */
   ConnectionHandler(RdmaDevice device) {
@@ -38,9 +39,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     this.requests = requests;
   }
 
-  /** The queue pair is attached: writability changes go to it from now on. Event loop. */
-  void attach(QueuePair qp) {
+  /**
+   * The queue pair is attached: writability changes go to it from now on, and {@code onInactive}
+   * runs when the channel closes. Event loop.
+   */
+  void attach(QueuePair qp, Runnable onInactive) {
     this.qp = qp;
+    this.onInactive = onInactive;
   }
 
   @Override
@@ -78,6 +83,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       qp.writabilityChanged();
     }
     ctx.fireChannelWritabilityChanged();
+  }
+
+  /**
+   * The RDMAP endpoint's handler comes after this one and reports how the stream ended from
+   * {@code channelInactive}; the endpoint also closes the channel before it reports a Terminate.
+   * So the close is handled here, after the event went past the endpoint: by then it has told
+   * the queue pair why the connection ended.
+   */
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    ctx.fireChannelInactive();
+    Runnable r = onInactive;
+    if (r != null) {
+      r.run();
+    }
   }
 
   @Override

@@ -38,6 +38,7 @@ final class ConnectionSetup {
 
   // Event loop only.
   private boolean bound;
+  private boolean closeHandled;
   private RdmaConnection connection;
 
   ConnectionSetup(QueuePair qp, ConnectionEventListener listener, SocketAddress remote,
@@ -117,7 +118,7 @@ final class ConnectionSetup {
             + " left INIT during the connection set-up (now " + qp.state() + ")", null), null);
         return;
       }
-      handler.attach(qp);
+      handler.attach(qp, () -> onClosed(channel));
       // Receives posted so far are with the endpoint now: a Send the peer sent early finds one.
       endpoint.start();
     } catch (RuntimeException ex) {
@@ -127,7 +128,10 @@ final class ConnectionSetup {
           + " with " + remote + " failed: " + ex, ex), null);
       return;
     }
-    channel.closeFuture().addListener(cf -> onClosed(channel));
+    if (!channel.isActive()) {
+      // Closed before the handler could hear it: handle it after the endpoint reported it.
+      channel.eventLoop().execute(() -> onClosed(channel));
+    }
     mpa.sendEnabledFuture().addListener(sf -> onSendEnabled(channel, info));
   }
 
@@ -146,21 +150,26 @@ final class ConnectionSetup {
       return;
     }
     MpaPeerParameters peer = info.peer();
+    connection.established();
     connection.emit(new ConnectionEvent(ConnectionEventType.ESTABLISHED, qp, connection,
         channel.remoteAddress(), peer.privateData(), peer.ird(), peer.ord(), null, null, null));
     result.complete(connection);
   }
 
   private void onClosed(Channel channel) {
+    if (closeHandled) {
+      return;
+    }
+    closeHandled = true;
     if (!result.isDone()) {
+      String why = connection.lastError();
       fail(channel.eventLoop(), channel, new RdmaConnectException("the connection with "
-          + remote + " closed before this end could send", null), null);
+          + remote + " closed before this end could send"
+          + (why != null ? " (" + why + ")" : ""), null), null);
       connection.closeFuture().complete(null);
       return;
     }
-    if (connection != null) {
-      connection.closed();
-    }
+    connection.closed();
   }
 
   /** Ends the attempt: the queue pair flushes (ERROR), the event is reported, TCP closes. */

@@ -29,6 +29,10 @@ public final class RdmaConnection {
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
   private final QpEventSink sink = this::onQpError;
 
+  // Event loop only.
+  private boolean established;
+  private String lastError;
+
   RdmaConnection(QueuePair qp, Channel channel, MpaConnectionInfo info, int ird, int ord,
       ConnectionEventListener listener) {
     this.qp = qp;
@@ -195,7 +199,22 @@ public final class RdmaConnection {
     }
   }
 
+  /** ESTABLISHED is being reported: ERROR events may follow from now on. Event loop. */
+  void established() {
+    established = true;
+  }
+
+  /** Why the queue pair failed before the connection was established, or null. */
+  String lastError() {
+    return lastError;
+  }
+
   private void onQpError(QueuePair q, TerminateInfo terminate, String reason) {
+    if (!established) {
+      // The attempt fails with CONNECT_ERROR instead, naming this reason.
+      lastError = reason;
+      return;
+    }
     emit(new ConnectionEvent(ConnectionEventType.ERROR, q, this, remoteAddress(), null, -1, -1,
         terminate, reason, null));
   }
