@@ -78,6 +78,11 @@ public final class AsyncQueuePair implements AutoCloseable {
    * RDMA Write of {@code length} octets at {@code offset} of {@code source} to the peer's
    * {@code remoteStag}/{@code remoteAddress}.
    *
+   * @param source registered local memory
+   * @param offset the first octet within {@code source}
+   * @param length the number of octets
+   * @param remoteStag the peer's STag
+   * @param remoteAddress the Tagged Offset within the peer's region
    * @return completes when the Write was handed to TCP
    */
   public CompletableFuture<WorkCompletion> write(LocalBuffer source, long offset, long length,
@@ -90,6 +95,11 @@ public final class AsyncQueuePair implements AutoCloseable {
    * RDMA Read of {@code length} octets from the peer's {@code remoteStag}/{@code remoteAddress}
    * into {@code sink} at {@code offset}.
    *
+   * @param sink registered local memory with LOCAL_WRITE
+   * @param offset the first octet within {@code sink}
+   * @param length the number of octets
+   * @param remoteStag the peer's STag
+   * @param remoteAddress the Tagged Offset within the peer's region
    * @return completes when the data is placed in {@code sink}
    */
   public CompletableFuture<WorkCompletion> read(LocalBuffer sink, long offset, long length,
@@ -102,6 +112,9 @@ public final class AsyncQueuePair implements AutoCloseable {
    * Send of {@code length} octets at {@code offset} of {@code source} into the peer's next
    * posted receive.
    *
+   * @param source registered local memory
+   * @param offset the first octet within {@code source}
+   * @param length the number of octets
    * @return completes when the Send was handed to TCP
    */
   public CompletableFuture<WorkCompletion> send(LocalBuffer source, long offset, long length) {
@@ -112,6 +125,9 @@ public final class AsyncQueuePair implements AutoCloseable {
   /**
    * Posts a receive of at most {@code length} octets at {@code offset} of {@code target}.
    *
+   * @param target registered local memory with LOCAL_WRITE
+   * @param offset the first octet within {@code target}
+   * @param length the most octets a Send may place
    * @return completes when a Send was placed there; {@link WorkCompletion#byteLen()} says how
    *     much
    */

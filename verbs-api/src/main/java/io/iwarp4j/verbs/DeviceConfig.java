@@ -29,6 +29,8 @@ public final class DeviceConfig {
   private final int defaultIrd;
   private final int defaultOrd;
   private final Duration connectTimeout;
+  private final int writeBufferLowWaterMark;
+  private final int writeBufferHighWaterMark;
 
   private DeviceConfig(Builder b) {
     this.transport = b.transport;
@@ -46,6 +48,8 @@ public final class DeviceConfig {
     this.defaultIrd = b.defaultIrd;
     this.defaultOrd = b.defaultOrd;
     this.connectTimeout = b.connectTimeout;
+    this.writeBufferLowWaterMark = b.writeBufferLowWaterMark;
+    this.writeBufferHighWaterMark = b.writeBufferHighWaterMark;
   }
 
   /**
@@ -206,13 +210,34 @@ public final class DeviceConfig {
     return connectTimeout;
   }
 
+  /**
+   * Below this many octets queued for the socket a connection is writable again.
+   *
+   * @return the low water mark
+   */
+  public int writeBufferLowWaterMark() {
+    return writeBufferLowWaterMark;
+  }
+
+  /**
+   * Above this many octets queued for the socket a connection stops being writable, and its
+   * queue pair stops issuing work requests until it is writable again: the send path never
+   * buffers without bound.
+   *
+   * @return the high water mark
+   */
+  public int writeBufferHighWaterMark() {
+    return writeBufferHighWaterMark;
+  }
+
   @Override
   public String toString() {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
         + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxMemoryRegions="
         + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
         + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
-        + ", connectTimeout=" + connectTimeout + '}';
+        + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
+        + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -232,6 +257,8 @@ public final class DeviceConfig {
     private int defaultIrd = 16;
     private int defaultOrd = 16;
     private Duration connectTimeout = Duration.ofSeconds(10);
+    private int writeBufferLowWaterMark = 256 * 1024;
+    private int writeBufferHighWaterMark = 512 * 1024;
 
     private Builder() {
     }
@@ -405,6 +432,25 @@ public final class DeviceConfig {
      */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = positive("connectTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets the channels' write buffer water marks (default 256 KiB / 512 KiB): above {@code high}
+     * octets queued for the socket a queue pair stops issuing, below {@code low} it resumes.
+     *
+     * @param low the low water mark, at least 1
+     * @param high the high water mark, at least {@code low}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code low < 1} or {@code high < low}
+     */
+    public Builder writeBufferWaterMark(int low, int high) {
+      if (low < 1 || high < low) {
+        throw new IllegalArgumentException("write buffer water marks need 1 <= low <= high, not "
+            + low + "/" + high);
+      }
+      this.writeBufferLowWaterMark = low;
+      this.writeBufferHighWaterMark = high;
       return this;
     }
 

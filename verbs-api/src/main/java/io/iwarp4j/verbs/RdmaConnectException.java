@@ -11,6 +11,7 @@ import java.io.IOException;
 public class RdmaConnectException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /** The connection event this failure is reported as. */
   private final ConnectionEventType type;
 
   /**

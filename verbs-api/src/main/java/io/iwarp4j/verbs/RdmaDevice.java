@@ -13,6 +13,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -242,6 +243,7 @@ public final class RdmaDevice implements AutoCloseable {
         .group(group)
         .channel(transport.serverSocketChannelClass())
         .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
         .childHandler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
@@ -310,6 +312,7 @@ public final class RdmaDevice implements AutoCloseable {
         .group(loop)
         .channel(transport.socketChannelClass())
         .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
             Math.max(1, timeoutMillis)))
         .handler(new ChannelInitializer<>() {
@@ -327,6 +330,11 @@ public final class RdmaDevice implements AutoCloseable {
       }
     });
     return setup.result();
+  }
+
+  private WriteBufferWaterMark waterMark() {
+    return new WriteBufferWaterMark(config.writeBufferLowWaterMark(),
+        config.writeBufferHighWaterMark());
   }
 
   // ---- shutdown ----

@@ -8,8 +8,11 @@ package io.iwarp4j.verbs;
 public final class RdmaRejectedException extends RdmaConnectException {
   private static final long serialVersionUID = 1L;
 
+  /** The private data of the rejecting Reply. */
   private final byte[] privateData;
+  /** The IRD the peer stated, or -1. */
   private final int peerIrd;
+  /** The ORD the peer stated, or -1. */
   private final int peerOrd;
 
   /**

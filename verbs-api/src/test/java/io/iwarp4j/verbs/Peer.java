@@ -23,8 +23,11 @@ final class Peer implements AutoCloseable {
   private final WorkCompletion[] out = QpHarness.newCompletions(1);
 
   Peer(Transport transport) {
-    device = RdmaDevice.open(DeviceConfig.builder().transport(transport).eventLoopThreads(1)
-        .build());
+    this(DeviceConfig.builder().transport(transport).eventLoopThreads(1).build());
+  }
+
+  Peer(DeviceConfig config) {
+    device = RdmaDevice.open(config);
     pd = device.allocateProtectionDomain();
     cq = device.createCompletionQueue(256);
   }
