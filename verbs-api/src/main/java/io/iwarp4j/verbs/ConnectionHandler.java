@@ -108,6 +108,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (qp != null) {
+      // The RDMAP endpoint's handler follows: a reset tells it the connection was lost.
+      ctx.fireExceptionCaught(cause);
+      return;
+    }
     log.debug("{} closing after an unhandled exception: {}", ctx.channel(), cause.toString());
     ctx.close();
   }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.mpa.Transport;
+import io.netty.channel.ChannelOption;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -332,6 +333,30 @@ class VerbsEndToEndTest {
     assertTrue(server.events.isEmpty(), "a graceful disconnect is no error: " + server.events);
     assertEquals(QpState.ERROR, p.sqp.state());
     assertFalse(p.serverConnection.get().isOpen());
+  }
+
+  @Test
+  void aResetIsALostConnection() throws Exception {
+    MemoryRegion cbuf = client.region(64);
+    MemoryRegion sbuf = server.region(64);
+    Pair p = new Pair(new byte[0], new byte[0], ConnectParams.builder());
+    client.nextEvent(ConnectionEventType.ESTABLISHED);
+    p.sqp.postRecv(new RecvWorkRequest(1).wrId(1).addSge(sbuf, 0, 64));
+    p.cqp.postSend(new SendWorkRequest(1).wrId(2).opcode(WorkRequestOpcode.SEND)
+        .addSge(cbuf, 0, 4));
+    assertEquals(1, server.nextCompletion().wrId());
+    p.cqp.postRecv(new RecvWorkRequest(1).wrId(3).addSge(cbuf, 0, 64));
+    RdmaConnection sc = p.serverConnection.get(T, TimeUnit.SECONDS);
+    // SO_LINGER 0: the close sends a RST instead of a FIN.
+    sc.channel().config().setOption(ChannelOption.SO_LINGER, 0);
+    sc.channel().close().await(T, TimeUnit.SECONDS);
+
+    WorkCompletion flushed = client.nextCompletion();
+    assertEquals(3, flushed.wrId());
+    assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+    ConnectionEvent lost = client.nextEvent(ConnectionEventType.ERROR);
+    assertTrue(lost.reason().contains("lost"), lost.reason());
+    client.nextEvent(ConnectionEventType.DISCONNECTED);
   }
 
   @Test
