@@ -8,7 +8,6 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -21,10 +20,10 @@ import java.util.function.IntUnaryOperator;
  * Two RDMAP endpoints back to back over MPA framing in EmbeddedChannels, without an MPA startup
  * (the ddp-core StreamPair style): each end is a channel holding an {@link FpduDeframer}, an
  * {@link FpduFramer} writing through the deframer's context, a {@link DdpStream} and an
- * {@link RdmapEndpoint}. End A is the MPA Initiator. {@link #shuttle()} runs both event loops'
- * tasks and moves what each end wrote to the other as inbound reads (chunked by
- * {@link #chunker}), recording every octet per direction; a closed channel closes its peer, as a
- * FIN does without half-closure. Released outbound buffers are what the transport "took".
+ * {@link RdmapEndpoint}, with a {@link TestTransport} first in the pipeline as its socket. End A
+ * is the MPA Initiator. {@link #shuttle()} runs both event loops' tasks and moves what each
+ * transport took to the other end as inbound reads (chunked by {@link #chunker}), recording every
+ * octet per direction; a closed channel closes its peer, as a FIN does without half-closure.
  */
 final class EndpointPair implements AutoCloseable {
   /** Until the stream is started: a deframer needs some listener. */
@@ -58,6 +57,7 @@ final class EndpointPair implements AutoCloseable {
   static final class End {
     final String name;
     final EmbeddedChannel channel;
+    final TestTransport transport = new TestTransport();
     final FpduDeframer deframer;
     final FpduFramer framer;
     final DdpStream stream;
@@ -71,7 +71,7 @@ final class EndpointPair implements AutoCloseable {
       this.name = name;
       this.pd = pd;
       deframer = new FpduDeframer(config.crc, false, NONE);
-      channel = new EmbeddedChannel(deframer);
+      channel = new EmbeddedChannel(transport, deframer);
       framer = new FpduFramer(channel.pipeline().context(deframer), config.crc, false,
           config.mulpdu);
       stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
@@ -92,11 +92,11 @@ final class EndpointPair implements AutoCloseable {
   /** Given the octets left to move, the size of the next read; whole by default. */
   IntUnaryOperator chunker = left -> left;
   /** Called with each direction's octets before they are delivered (to corrupt them). */
-  WireTap tap = (from, octets) -> { };
+  WireTap tap = (from, octets) -> octets;
 
-  /** Sees (and may change) the octets of one move. */
+  /** Sees the octets of one move and returns what is delivered (to corrupt or drop them). */
   interface WireTap {
-    void onMove(End from, byte[] octets);
+    byte[] onMove(End from, byte[] octets);
   }
 
   EndpointPair(long seed) {
@@ -141,46 +141,26 @@ final class EndpointPair implements AutoCloseable {
       if (++rounds > 100_000) {
         throw new AssertionError("the pair never went quiet");
       }
-    } while (moved || hasOutbound(a) || hasOutbound(b));
+    } while (moved);
     return this;
   }
 
-  private static boolean hasOutbound(End e) {
-    return !e.channel.outboundMessages().isEmpty();
-  }
-
   private boolean move(End from, End to) {
-    byte[] octets = drain(from.channel);
-    tap.onMove(from, octets);
+    byte[] octets = from.transport.drainTaken();
     from.wire.write(octets, 0, octets.length);
+    boolean moved = octets.length > 0;
+    octets = tap.onMove(from, octets);
     int pos = 0;
     while (pos < octets.length && to.channel.isOpen()) {
       int n = Math.max(1, Math.min(chunker.applyAsInt(octets.length - pos), octets.length - pos));
       to.channel.writeInbound(Unpooled.wrappedBuffer(octets, pos, n));
       pos += n;
     }
-    boolean moved = octets.length > 0;
     if (!from.channel.isOpen() && to.channel.isOpen()) {
       to.channel.close();
       moved = true;
     }
     return moved;
-  }
-
-  /** Everything the channel wrote, concatenated; the written buffers are released. */
-  static byte[] drain(EmbeddedChannel ch) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (Object m; (m = ch.readOutbound()) != null; ) {
-      ByteBuf buf = (ByteBuf) m;
-      try {
-        byte[] octets = new byte[buf.readableBytes()];
-        buf.getBytes(buf.readerIndex(), octets);
-        out.write(octets, 0, octets.length);
-      } finally {
-        buf.release();
-      }
-    }
-    return out.toByteArray();
   }
 
   @Override

@@ -228,13 +228,7 @@ public final class ProtectionDomain implements AutoCloseable {
     long base = switch (options.baseMode()) {
       case ZERO -> 0;
       case EXPLICIT -> options.explicitBaseTo();
-      case NATIVE_ADDRESS -> {
-        if (!memory.hasMemoryAddress()) {
-          throw new IllegalStateException("the native address of this memory is unavailable (Netty runs "
-              + "without Unsafe); register with RegionOptions.zeroBased() or baseTo(...)");
-        }
-        yield memory.memoryAddress();
-      }
+      case NATIVE_ADDRESS -> NativeAddress.of(memory);
     };
     // The bound base + length must itself be a 64-bit value: [base, base + length) may not wrap.
     int length = memory.capacity();

@@ -28,6 +28,7 @@ class HotPathAllocationTest {
 
   @Test
   void lookupCheckPinPlaceAndInvalidationMissesAllocateNothing() {
+    io.iwarp4j.ddp.mem.AllocationFreedom.assumeNettyHasUnsafe();
     java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
     assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
