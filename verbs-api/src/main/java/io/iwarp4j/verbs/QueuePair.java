@@ -67,7 +67,6 @@ public final class QueuePair implements AutoCloseable {
   private static final int TEARDOWN_NONE = 0;
   private static final int TEARDOWN_GRACEFUL = 1;
   private static final int TEARDOWN_ABORT = 2;
-  private static final int TEARDOWN_DISCARD = 3;
 
   /** RDMAP Terminate Error Type "Local Catastrophic Error" (RFC 5040 §4.8). */
   private static final int LOCAL_CATASTROPHIC = 0;
@@ -788,10 +787,10 @@ public final class QueuePair implements AutoCloseable {
       return;
     }
     try {
-      switch (mode) {
-        case TEARDOWN_GRACEFUL -> ep.close();
-        case TEARDOWN_ABORT -> ep.abort(LOCAL_CATASTROPHIC, 0);
-        default -> ep.closeNow();
+      if (mode == TEARDOWN_ABORT) {
+        ep.abort(LOCAL_CATASTROPHIC, 0);
+      } else {
+        ep.close();
       }
     } catch (RuntimeException ex) {
       log.debug("queue pair {}: teardown failed, closing at once: {}", number, ex.toString());
