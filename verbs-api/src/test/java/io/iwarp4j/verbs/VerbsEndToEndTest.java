@@ -158,6 +158,49 @@ class VerbsEndToEndTest {
   }
 
   @Test
+  void aPeerThatNeverRepliesIsATimeout() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      QueuePair qp = client.newQp();
+      CompletableFuture<RdmaConnection> cf = client.device.connect(qp,
+          new InetSocketAddress("127.0.0.1", silent.getLocalPort()),
+          ConnectParams.builder().replyTimeout(java.time.Duration.ofMillis(200))
+              .eventListener(client.events::add).build());
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> cf.get(T, TimeUnit.SECONDS));
+      assertInstanceOf(RdmaTimeoutException.class, e.getCause());
+      client.nextEvent(ConnectionEventType.TIMEOUT);
+      assertEquals(QpState.ERROR, qp.state());
+    }
+  }
+
+  @Test
+  void aMalformedReplyIsAConnectError() throws Exception {
+    try (ServerSocket bogus = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Thread peer = new Thread(() -> {
+        try (java.net.Socket s = bogus.accept()) {
+          s.getInputStream().read(new byte[64]);
+          s.getOutputStream().write(new byte[20]); // no MPA key: not a Reply
+          s.getOutputStream().flush();
+          s.getInputStream().read(); // until the initiator closes
+        } catch (java.io.IOException ignored) {
+          // the initiator closed first
+        }
+      }, "bogus-responder");
+      peer.start();
+      QueuePair qp = client.newQp();
+      CompletableFuture<RdmaConnection> cf = client.device.connect(qp,
+          new InetSocketAddress("127.0.0.1", bogus.getLocalPort()),
+          ConnectParams.builder().eventListener(client.events::add).build());
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> cf.get(T, TimeUnit.SECONDS));
+      RdmaConnectException failure = assertInstanceOf(RdmaConnectException.class, e.getCause());
+      assertEquals(ConnectionEventType.CONNECT_ERROR, failure.type());
+      client.nextEvent(ConnectionEventType.CONNECT_ERROR);
+      peer.join(T * 1000);
+    }
+  }
+
+  @Test
   void aQueuePairServesOneConnectionOnly() throws Exception {
     Pair p = new Pair(new byte[0], new byte[0], ConnectParams.builder());
     IllegalStateException e = assertThrows(IllegalStateException.class,
