@@ -355,13 +355,17 @@ public final class RdmapEndpoint {
   /**
    * Abortive teardown for a local error: sends a Terminate with this RDMAP-layer type/code
    * (Layer 0, no headers), then closes. Reported as {@link RdmapEndpointListener#onTerminateSent}.
+   * Allowed while a graceful close is under way; the Terminate then queues behind that close and
+   * goes out only if the connection is still open when its turn comes.
    *
    * @throws IllegalArgumentException when the type does not fit 4 bits or the code 8 bits
    * @throws IllegalStateException when the stream already ended
    */
   public void abort(int errorType, int errorCode) {
     checkInEventLoop("abort");
-    checkNotEnded("abort");
+    if (state == ENDED) {
+      checkNotEnded("abort");
+    }
     if ((errorType & ~0xF) != 0 || (errorCode & ~0xFF) != 0) {
       throw new IllegalArgumentException("EType " + errorType + " / code " + errorCode
           + " must fit 4 and 8 bits");

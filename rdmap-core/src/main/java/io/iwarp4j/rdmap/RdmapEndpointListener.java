@@ -12,13 +12,15 @@ public interface RdmapEndpointListener {
   /**
    * An RDMA Write or a Send (any variant) has been handed to TCP in full: every payload octet
    * was taken by the transport, so the application may reuse the memory (RFC 5040 §5.5).
-   * Reported in the order the operations were issued.
+   * Reported in the order the operations were issued, RDMA Reads included (§5.5 rule 15): a Send
+   * issued after a Read is reported after that Read's {@link #onReadComplete}.
    */
   void onSendComplete(long token);
 
   /**
    * An RDMA Read completed: the last octet of its Read Response was placed in the local sink
-   * region. Reads complete in the order they were issued.
+   * region. Reads complete in the order they were issued, and in issue order with the Writes and
+   * Sends around them.
    *
    * @param length octets placed (the Read's size)
    */

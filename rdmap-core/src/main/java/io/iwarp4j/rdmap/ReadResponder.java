@@ -106,7 +106,9 @@ final class ReadResponder {
       debugResponse(sinkStag, sinkTo, 0, srcStag, srcTo);
       return true;
     }
-    StagCheck check = stags.check(srcStag, srcTo, size, AccessFlags.REMOTE_READ, pd);
+    MemoryRegion region = stags.lookup(srcStag);
+    StagCheck check = region == null ? StagCheck.INVALID_STAG
+        : region.check(srcTo, size, AccessFlags.REMOTE_READ, pd);
     if (check != StagCheck.OK) {
       return fail(RdmapError.forReadSource(check));
     }
@@ -114,9 +116,8 @@ final class ReadResponder {
       // The response could not be cut: its TOs would wrap the requester's TO space.
       return fail(RdmapError.TO_WRAP);
     }
-    MemoryRegion region = stags.lookup(srcStag);
-    if (region == null || !region.tryPin()) {
-      // Invalidated between the check and the pin.
+    if (!region.tryPin()) {
+      // Invalidated (on another thread) between the check and the pin.
       return fail(RdmapError.INVALID_STAG);
     }
     ByteBuf slice;

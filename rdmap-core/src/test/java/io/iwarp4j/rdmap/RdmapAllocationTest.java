@@ -23,6 +23,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.PlatformDependent;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -167,6 +168,12 @@ class RdmapAllocationTest {
     assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
     assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
+    if (!PlatformDependent.hasUnsafe()) {
+      System.err.println("ALLOCATION CHECK SKIPPED: Netty runs without sun.misc.Unsafe on this JVM;"
+          + " start it with --sun-misc-unsafe-memory-access=allow (JDK 24+)");
+    }
+    assumeTrue(PlatformDependent.hasUnsafe(), "Netty runs without sun.misc.Unsafe: its buffer"
+        + " copies allocate");
     // Netty recycles buffer and slice objects on its own threads (FastThreadLocalThread), as
     // event loops are; on other threads every Recycler.get() creates a new object.
     Throwable[] failure = new Throwable[1];

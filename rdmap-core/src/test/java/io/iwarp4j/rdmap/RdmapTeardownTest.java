@@ -147,6 +147,27 @@ class RdmapTeardownTest {
     }
   }
 
+  @Test
+  void anExceptionFromTheOwnersCallbackEndsTheStreamWithALocalCatastrophicTerminate() {
+    long seed = 37;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion src = mem.allocate(p.a.pd, 64, Regions.ALL);
+      MemoryRegion dst = mem.allocate(p.b.pd, 64, Regions.ALL);
+      p.b.endpoint.postReceive(1, new ByteBuf[] {dst.buffer().slice(0, 64)}, 1);
+      p.b.events.throwOnReceive = new IllegalStateException("owner bug");
+      p.start();
+      p.a.endpoint.send(2, RdmapOpcode.SEND, 0, mem.gather(src, 0, 8, 1));
+      p.a.endpoint.flush();
+      p.shuttle();
+      assertEquals(List.of(new Receive(1, RdmapOpcode.SEND, 8, 0),
+          new RecordingEndpointListener.TerminateSent(0, 0, 0)), p.b.events.events);
+      assertEquals(Wire.compact("41 47 00000000 00000002 00000001 00000000 | 00 00 00 00"),
+          Wire.lastUlpdu(p.b.wireBytes()), "RFC 5040 §4.8: Local Catastrophic, no headers");
+      assertEquals(List.of(new SendComplete(2),
+          new RecordingEndpointListener.TerminateReceived(0, 0, 0)), p.a.events.events);
+    }
+  }
+
   private static void assertEndedWith(End e, String state) {
     assertTrue(e.endpoint.isEnded());
     assertFalse(e.channel.isOpen());

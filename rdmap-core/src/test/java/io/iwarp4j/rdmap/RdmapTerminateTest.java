@@ -214,6 +214,26 @@ class RdmapTerminateTest {
   }
 
   @Test
+  void readRequestWhoseSinkRangeWrapsTheTagSpace() {
+    MemoryRegion source = mem.allocate(p.b.pd, 128, Regions.ALL);
+    p.start();
+    // A valid source, but the response's TOs would wrap: it cannot be cut (0/1/0x04, R=1).
+    String readRequest = "00001000 fffffffffffffff0 00000040 " + hex8(source.stag())
+        + hex16(source.baseTo());
+    inject(p.a, "41 41 00000000 00000001 00000001 00000000 | " + readRequest);
+    expectTerminate(p.b, "01 04 e0 00 | 002e | 41 41 00000000 00000001 00000001 00000000 | "
+        + readRequest, 0, 1, 0x04);
+  }
+
+  @Test
+  void readRequestOfTheWrongLength() {
+    p.start();
+    inject(p.a, "41 41 00000000 00000001 00000001 00000000 | " + "00".repeat(20));
+    expectTerminate(p.b, "02 ff c0 00 | 0026 | 41 41 00000000 00000001 00000001 00000000", 0, 2,
+        0xFF);
+  }
+
+  @Test
   void moreReadRequestsThanIrd() {
     MemoryRegion sink = mem.allocate(p.a.pd, 256, Regions.ALL);
     MemoryRegion source = mem.allocate(p.b.pd, 256, Regions.ALL);

@@ -33,6 +33,8 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
   final List<Object> events = new ArrayList<>();
   /** Set to run something inside the next onSendComplete (re-entrancy tests). */
   Runnable onNextSendComplete;
+  /** Set to make onReceive throw it (an owner bug). */
+  RuntimeException throwOnReceive;
 
   @Override
   public void onSendComplete(long token) {
@@ -52,6 +54,9 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
   @Override
   public void onReceive(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag) {
     events.add(new Receive(bufferId, opcode, length, invalidatedStag));
+    if (throwOnReceive != null) {
+      throw throwOnReceive;
+    }
   }
 
   @Override

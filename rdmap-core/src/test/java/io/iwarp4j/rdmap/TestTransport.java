@@ -38,8 +38,9 @@ final class TestTransport extends ChannelOutboundHandlerAdapter {
 
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
-    dropAll();
+    // As Netty's outbound buffer does: the channel is closed first, then what is queued fails.
     super.close(ctx, promise);
+    dropAll();
   }
 
   @Override
