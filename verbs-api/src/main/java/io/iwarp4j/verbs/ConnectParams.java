@@ -1,0 +1,303 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.mpa.RtrType;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How to connect, the counterpart of {@code rdma_conn_param} plus the MPA choices: private
+ * data, IRD/ORD, and overrides of the device's MPA settings (CRC, Markers, revision,
+ * peer-to-peer mode and RTR types, timeouts). Immutable; build with {@link #builder()}. Unset
+ * values come from the queue pair (IRD/ORD) and the device ({@link DeviceConfig}).
+ */
+public final class ConnectParams {
+  private static final ConnectParams DEFAULTS = builder().build();
+
+  private final byte[] privateData;
+  private final int ird;
+  private final int ord;
+  private final Boolean crc;
+  private final Boolean markers;
+  private final Integer revision;
+  private final Boolean peerToPeer;
+  private final Set<RtrType> rtrTypes;
+  private final Duration connectTimeout;
+  private final Duration replyTimeout;
+  private final ConnectionEventListener eventListener;
+
+  private ConnectParams(Builder b) {
+    this.privateData = b.privateData.clone();
+    this.ird = b.ird;
+    this.ord = b.ord;
+    this.crc = b.crc;
+    this.markers = b.markers;
+    this.revision = b.revision;
+    this.peerToPeer = b.peerToPeer;
+    this.rtrTypes = b.rtrTypes == null ? null : EnumSet.copyOf(b.rtrTypes);
+    this.connectTimeout = b.connectTimeout;
+    this.replyTimeout = b.replyTimeout;
+    this.eventListener = b.eventListener;
+  }
+
+  /**
+   * Everything from the queue pair and the device, no private data, no listener.
+   *
+   * @return the defaults
+   */
+  public static ConnectParams defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * Starts building.
+   *
+   * @return a builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The private data for the MPA Request.
+   *
+   * @return a copy
+   */
+  public byte[] privateData() {
+    return privateData.clone();
+  }
+
+  /**
+   * The IRD to offer.
+   *
+   * @return the IRD, or -1 for the queue pair's
+   */
+  public int ird() {
+    return ird;
+  }
+
+  /**
+   * The ORD to ask for.
+   *
+   * @return the ORD, or -1 for the queue pair's
+   */
+  public int ord() {
+    return ord;
+  }
+
+  /**
+   * The event listener.
+   *
+   * @return the listener, or null
+   */
+  public ConnectionEventListener eventListener() {
+    return eventListener;
+  }
+
+  /**
+   * The TCP connect timeout.
+   *
+   * @return the timeout, or null for the device's
+   */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** The MPA Initiator settings: the device's, overridden by these parameters. */
+  MpaSettings initiatorSettings(MpaSettings base, QueuePairCapabilities caps) {
+    MpaSettings.Builder b = base.toBuilder()
+        .privateData(privateData)
+        .ird(ird >= 0 ? ird : caps.ird())
+        .ord(ord >= 0 ? ord : caps.ord());
+    if (crc != null) {
+      b.crc(crc);
+    }
+    if (markers != null) {
+      b.markers(markers);
+    }
+    if (revision != null) {
+      b.revision(revision);
+    }
+    if (peerToPeer != null) {
+      b.peerToPeer(peerToPeer);
+    }
+    if (rtrTypes != null) {
+      b.rtrTypes(rtrTypes);
+    }
+    if (replyTimeout != null) {
+      b.replyTimeout(replyTimeout);
+    }
+    return b.build();
+  }
+
+  @Override
+  public String toString() {
+    return "ConnectParams{privateData=" + privateData.length + "B, ird=" + ird + ", ord=" + ord
+        + ", crc=" + crc + ", markers=" + markers + ", revision=" + revision + ", p2p="
+        + peerToPeer + ", rtr=" + rtrTypes + ", connectTimeout=" + connectTimeout
+        + ", replyTimeout=" + replyTimeout + '}';
+  }
+
+  /** Builder; each setter checks its argument and names the problem when it is wrong. */
+  public static final class Builder {
+    private byte[] privateData = new byte[0];
+    private int ird = -1;
+    private int ord = -1;
+    private Boolean crc;
+    private Boolean markers;
+    private Integer revision;
+    private Boolean peerToPeer;
+    private Set<RtrType> rtrTypes;
+    private Duration connectTimeout;
+    private Duration replyTimeout;
+    private ConnectionEventListener eventListener;
+
+    private Builder() {
+    }
+
+    /**
+     * Sets the private data sent in the MPA Request: at most 508 octets with RFC 6581 enhanced
+     * data, 512 without (Linux peers accept at most 256 in all).
+     *
+     * @param data the octets (copied)
+     * @return this builder
+     */
+    public Builder privateData(byte[] data) {
+      this.privateData = Objects.requireNonNull(data, "data").clone();
+      return this;
+    }
+
+    /**
+     * Sets the inbound RDMA Read depth to offer (default: the queue pair's).
+     *
+     * @param ird 0 to 0x3FFE
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder ird(int ird) {
+      this.ird = QueuePairConfig.Builder.depth("IRD", ird);
+      return this;
+    }
+
+    /**
+     * Sets the outbound RDMA Read depth to ask for (default: the queue pair's).
+     *
+     * @param ord 0 to 0x3FFE
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder ord(int ord) {
+      this.ord = QueuePairConfig.Builder.depth("ORD", ord);
+      return this;
+    }
+
+    /**
+     * Asks for CRC32c or not (the MPA C bit; CRC is used when either side asks).
+     *
+     * @param crc whether to ask for CRC
+     * @return this builder
+     */
+    public Builder crc(boolean crc) {
+      this.crc = crc;
+      return this;
+    }
+
+    /**
+     * Asks the peer for MPA Markers or not (the M bit).
+     *
+     * @param markers whether to ask for Markers
+     * @return this builder
+     */
+    public Builder markers(boolean markers) {
+      this.markers = markers;
+      return this;
+    }
+
+    /**
+     * Sets the MPA revision: 1 (RFC 5044) or 2 (RFC 6581).
+     *
+     * @param revision 1 or 2
+     * @return this builder
+     * @throws IllegalArgumentException otherwise
+     */
+    public Builder revision(int revision) {
+      if (revision != 1 && revision != 2) {
+        throw new IllegalArgumentException("MPA revision must be 1 or 2, not " + revision);
+      }
+      this.revision = revision;
+      return this;
+    }
+
+    /**
+     * Chooses the RFC 6581 peer-to-peer model (an RTR message from the Initiator) or the
+     * client-server model.
+     *
+     * @param peerToPeer true for peer-to-peer (needs revision 2 with enhanced data)
+     * @return this builder
+     */
+    public Builder peerToPeer(boolean peerToPeer) {
+      this.peerToPeer = peerToPeer;
+      return this;
+    }
+
+    /**
+     * Sets the RTR messages offered in peer-to-peer mode.
+     *
+     * @param types at least one of SEND, WRITE, READ
+     * @return this builder
+     * @throws IllegalArgumentException if empty
+     */
+    public Builder rtrTypes(Set<RtrType> types) {
+      Objects.requireNonNull(types, "types");
+      if (types.isEmpty()) {
+        throw new IllegalArgumentException("at least one RTR type is required (RFC 6581 §9.2)");
+      }
+      this.rtrTypes = EnumSet.copyOf(types);
+      return this;
+    }
+
+    /**
+     * Sets the TCP connect timeout.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = DeviceConfig.Builder.positive("connectTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets how long to wait for the MPA Reply.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder replyTimeout(Duration timeout) {
+      this.replyTimeout = DeviceConfig.Builder.positive("replyTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets the listener for this connection's events.
+     *
+     * @param listener the listener, or null
+     * @return this builder
+     */
+    public Builder eventListener(ConnectionEventListener listener) {
+      this.eventListener = listener;
+      return this;
+    }
+
+    /**
+     * Builds the parameters.
+     *
+     * @return the parameters
+     */
+    public ConnectParams build() {
+      return new ConnectParams(this);
+    }
+  }
+}

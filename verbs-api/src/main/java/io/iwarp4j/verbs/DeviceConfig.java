@@ -1,0 +1,481 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.mpa.Transport;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to open an {@link RdmaDevice}: its transport and event loop threads, the MPA settings its
+ * connections use unless told otherwise, and its limits (the counterpart of
+ * {@code ibv_device_attr}). Immutable; build with {@link #builder()}.
+ */
+public final class DeviceConfig {
+  private static final DeviceConfig DEFAULTS = builder().build();
+
+  private final Transport transport;
+  private final int eventLoopThreads;
+  private final MpaSettings mpaSettings;
+  private final int maxQueuePairs;
+  private final int maxMemoryRegions;
+  private final int maxCqe;
+  private final int maxSendWr;
+  private final int maxRecvWr;
+  private final int maxSge;
+  private final int defaultSendWr;
+  private final int defaultRecvWr;
+  private final int defaultSge;
+  private final int defaultIrd;
+  private final int defaultOrd;
+  private final Duration connectTimeout;
+  private final int writeBufferLowWaterMark;
+  private final int writeBufferHighWaterMark;
+
+  private DeviceConfig(Builder b) {
+    this.transport = b.transport;
+    this.eventLoopThreads = b.eventLoopThreads;
+    this.mpaSettings = b.mpaSettings;
+    this.maxQueuePairs = b.maxQueuePairs;
+    this.maxMemoryRegions = b.maxMemoryRegions;
+    this.maxCqe = b.maxCqe;
+    this.maxSendWr = b.maxSendWr;
+    this.maxRecvWr = b.maxRecvWr;
+    this.maxSge = b.maxSge;
+    this.defaultSendWr = Math.min(b.defaultSendWr, b.maxSendWr);
+    this.defaultRecvWr = Math.min(b.defaultRecvWr, b.maxRecvWr);
+    this.defaultSge = Math.min(b.defaultSge, b.maxSge);
+    this.defaultIrd = b.defaultIrd;
+    this.defaultOrd = b.defaultOrd;
+    this.connectTimeout = b.connectTimeout;
+    this.writeBufferLowWaterMark = b.writeBufferLowWaterMark;
+    this.writeBufferHighWaterMark = b.writeBufferHighWaterMark;
+  }
+
+  /**
+   * The defaults: AUTO transport, one event loop thread per processor, {@link
+   * MpaSettings#defaults()}, and the limits listed on the builder's setters.
+   *
+   * @return the default configuration
+   */
+  public static DeviceConfig defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * Starts a configuration from the defaults.
+   *
+   * @return a builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The Netty transport.
+   *
+   * @return AUTO, EPOLL or NIO
+   */
+  public Transport transport() {
+    return transport;
+  }
+
+  /**
+   * The number of event loop threads; each connection lives on one of them.
+   *
+   * @return at least 1
+   */
+  public int eventLoopThreads() {
+    return eventLoopThreads;
+  }
+
+  /**
+   * The MPA settings connections start from: CRC, Markers, revision, peer-to-peer and RTR types,
+   * timeouts. Per-connection values (private data, IRD/ORD) come from {@link ConnectParams} and
+   * {@link AcceptParams}.
+   *
+   * @return the settings
+   */
+  public MpaSettings mpaSettings() {
+    return mpaSettings;
+  }
+
+  /**
+   * The most queue pairs open at once.
+   *
+   * @return the limit
+   */
+  public int maxQueuePairs() {
+    return maxQueuePairs;
+  }
+
+  /**
+   * The most memory regions registered at once: the capacity of the device's STag table.
+   *
+   * @return the limit
+   */
+  public int maxMemoryRegions() {
+    return maxMemoryRegions;
+  }
+
+  /**
+   * The largest completion queue capacity.
+   *
+   * @return the limit
+   */
+  public int maxCqe() {
+    return maxCqe;
+  }
+
+  /**
+   * The deepest send queue a queue pair may have.
+   *
+   * @return the limit
+   */
+  public int maxSendWr() {
+    return maxSendWr;
+  }
+
+  /**
+   * The deepest receive queue a queue pair may have.
+   *
+   * @return the limit
+   */
+  public int maxRecvWr() {
+    return maxRecvWr;
+  }
+
+  /**
+   * The most scatter/gather entries per work request.
+   *
+   * @return the limit
+   */
+  public int maxSge() {
+    return maxSge;
+  }
+
+  /**
+   * The send queue depth of a queue pair whose configuration does not say.
+   *
+   * @return the default, at most {@link #maxSendWr()}
+   */
+  public int defaultSendWr() {
+    return defaultSendWr;
+  }
+
+  /**
+   * The receive queue depth of a queue pair whose configuration does not say.
+   *
+   * @return the default, at most {@link #maxRecvWr()}
+   */
+  public int defaultRecvWr() {
+    return defaultRecvWr;
+  }
+
+  /**
+   * The scatter/gather entries per work request of a queue pair whose configuration does not
+   * say.
+   *
+   * @return the default, at most {@link #maxSge()}
+   */
+  public int defaultSge() {
+    return defaultSge;
+  }
+
+  /**
+   * The inbound RDMA Read depth of a queue pair whose configuration does not say.
+   *
+   * @return the default IRD
+   */
+  public int defaultIrd() {
+    return defaultIrd;
+  }
+
+  /**
+   * The outbound RDMA Read depth of a queue pair whose configuration does not say.
+   *
+   * @return the default ORD
+   */
+  public int defaultOrd() {
+    return defaultOrd;
+  }
+
+  /**
+   * How long a TCP connect may take before {@link RdmaDevice#connect} fails with
+   * {@link RdmaTimeoutException}, unless {@link ConnectParams} says otherwise.
+   *
+   * @return the timeout
+   */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /**
+   * Below this many octets queued for the socket a connection is writable again.
+   *
+   * @return the low water mark
+   */
+  public int writeBufferLowWaterMark() {
+    return writeBufferLowWaterMark;
+  }
+
+  /**
+   * Above this many octets queued for the socket a connection stops being writable, and its
+   * queue pair stops issuing work requests until it is writable again: the send path never
+   * buffers without bound.
+   *
+   * @return the high water mark
+   */
+  public int writeBufferHighWaterMark() {
+    return writeBufferHighWaterMark;
+  }
+
+  @Override
+  public String toString() {
+    return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
+        + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxMemoryRegions="
+        + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
+        + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
+        + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
+        + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + '}';
+  }
+
+  /** Builder; each setter checks its argument and names the problem when it is wrong. */
+  public static final class Builder {
+    private Transport transport = Transport.AUTO;
+    private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    private MpaSettings mpaSettings = MpaSettings.defaults();
+    private int maxQueuePairs = 1024;
+    private int maxMemoryRegions = StagTable.DEFAULT_CAPACITY;
+    private int maxCqe = 1 << 20;
+    private int maxSendWr = 1 << 14;
+    private int maxRecvWr = 1 << 14;
+    private int maxSge = 32;
+    private int defaultSendWr = 128;
+    private int defaultRecvWr = 128;
+    private int defaultSge = 4;
+    private int defaultIrd = 16;
+    private int defaultOrd = 16;
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private int writeBufferLowWaterMark = 256 * 1024;
+    private int writeBufferHighWaterMark = 512 * 1024;
+
+    private Builder() {
+    }
+
+    /**
+     * Sets the transport (default AUTO: epoll where available, else NIO).
+     *
+     * @param transport the transport
+     * @return this builder
+     */
+    public Builder transport(Transport transport) {
+      this.transport = Objects.requireNonNull(transport, "transport");
+      return this;
+    }
+
+    /**
+     * Sets the number of event loop threads (default: one per processor).
+     *
+     * @param threads at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code threads < 1}
+     */
+    public Builder eventLoopThreads(int threads) {
+      this.eventLoopThreads = atLeast("eventLoopThreads", threads, 1);
+      return this;
+    }
+
+    /**
+     * Sets the MPA settings connections start from (default {@link MpaSettings#defaults()}).
+     *
+     * @param settings the settings
+     * @return this builder
+     */
+    public Builder mpaSettings(MpaSettings settings) {
+      this.mpaSettings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * Sets the most queue pairs open at once (default 1024).
+     *
+     * @param n at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code n < 1}
+     */
+    public Builder maxQueuePairs(int n) {
+      this.maxQueuePairs = atLeast("maxQueuePairs", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets the most memory regions registered at once (default
+     * {@value StagTable#DEFAULT_CAPACITY}).
+     *
+     * @param n 1 to {@value StagTable#MAX_CAPACITY}
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder maxMemoryRegions(int n) {
+      if (n < 1 || n > StagTable.MAX_CAPACITY) {
+        throw new IllegalArgumentException("maxMemoryRegions must be 1.." + StagTable.MAX_CAPACITY
+            + " (24-bit STag index), not " + n);
+      }
+      this.maxMemoryRegions = n;
+      return this;
+    }
+
+    /**
+     * Sets the largest completion queue capacity (default 2^20).
+     *
+     * @param n 1 to {@value CompletionQueue#MAX_CAPACITY}
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder maxCqe(int n) {
+      if (n < 1 || n > CompletionQueue.MAX_CAPACITY) {
+        throw new IllegalArgumentException("maxCqe must be 1.." + CompletionQueue.MAX_CAPACITY
+            + ", not " + n);
+      }
+      this.maxCqe = n;
+      return this;
+    }
+
+    /**
+     * Sets the deepest send queue (default 2^14).
+     *
+     * @param n at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code n < 1}
+     */
+    public Builder maxSendWr(int n) {
+      this.maxSendWr = atLeast("maxSendWr", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets the deepest receive queue (default 2^14).
+     *
+     * @param n at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code n < 1}
+     */
+    public Builder maxRecvWr(int n) {
+      this.maxRecvWr = atLeast("maxRecvWr", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets the most scatter/gather entries per work request (default 32).
+     *
+     * @param n 1 to {@value ScatterGatherList#MAX_CAPACITY}
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder maxSge(int n) {
+      if (n < 1 || n > ScatterGatherList.MAX_CAPACITY) {
+        throw new IllegalArgumentException("maxSge must be 1.." + ScatterGatherList.MAX_CAPACITY
+            + ", not " + n);
+      }
+      this.maxSge = n;
+      return this;
+    }
+
+    /**
+     * Sets the default queue depths and SGE count of queue pairs whose configuration does not
+     * say (defaults 128, 128, 4; capped by the maxima).
+     *
+     * @param sendWr default send queue depth, at least 1
+     * @param recvWr default receive queue depth, at least 1
+     * @param sge default SGEs per work request, at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if a value is below 1
+     */
+    public Builder queuePairDefaults(int sendWr, int recvWr, int sge) {
+      this.defaultSendWr = atLeast("default send WRs", sendWr, 1);
+      this.defaultRecvWr = atLeast("default receive WRs", recvWr, 1);
+      this.defaultSge = atLeast("default SGEs", sge, 1);
+      return this;
+    }
+
+    /**
+     * Sets the default inbound RDMA Read depth (default 16).
+     *
+     * @param ird 0 to 0x3FFE
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder defaultIrd(int ird) {
+      this.defaultIrd = QueuePairConfig.Builder.depth("IRD", ird);
+      return this;
+    }
+
+    /**
+     * Sets the default outbound RDMA Read depth (default 16).
+     *
+     * @param ord 0 to 0x3FFE
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder defaultOrd(int ord) {
+      this.defaultOrd = QueuePairConfig.Builder.depth("ORD", ord);
+      return this;
+    }
+
+    /**
+     * Sets the TCP connect timeout (default 10 s).
+     *
+     * @param timeout positive
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = positive("connectTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets the channels' write buffer water marks (default 256 KiB / 512 KiB): above {@code high}
+     * octets queued for the socket a queue pair stops issuing, below {@code low} it resumes.
+     *
+     * @param low the low water mark, at least 1
+     * @param high the high water mark, at least {@code low}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code low < 1} or {@code high < low}
+     */
+    public Builder writeBufferWaterMark(int low, int high) {
+      if (low < 1 || high < low) {
+        throw new IllegalArgumentException("write buffer water marks need 1 <= low <= high, not "
+            + low + "/" + high);
+      }
+      this.writeBufferLowWaterMark = low;
+      this.writeBufferHighWaterMark = high;
+      return this;
+    }
+
+    /**
+     * Builds the configuration.
+     *
+     * @return the configuration
+     */
+    public DeviceConfig build() {
+      return new DeviceConfig(this);
+    }
+
+    static Duration positive(String what, Duration d) {
+      Objects.requireNonNull(d, what);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(what + " must be positive, not " + d);
+      }
+      return d;
+    }
+
+    private static int atLeast(String what, int n, int min) {
+      if (n < min) {
+        throw new IllegalArgumentException(what + " must be at least " + min + ", not " + n);
+      }
+      return n;
+    }
+  }
+}

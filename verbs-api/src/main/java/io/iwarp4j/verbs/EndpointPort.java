@@ -1,0 +1,47 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.rdmap.RdmapOpcode;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * What a {@link QueuePair} needs from the RDMAP stream and channel under it: the
+ * {@link io.iwarp4j.rdmap.RdmapEndpoint} operations plus the channel's writability. A seam, so
+ * the queue pair's queueing, ordering and flushing can be tested against a fake; the real one is
+ * {@link RdmapEndpointPort}. Every method is called on the connection's event loop.
+ */
+interface EndpointPort {
+
+  /** Whether the stream may send now: RFC 5044 §7.1.2 rule 4 allows it and it has not ended. */
+  boolean canSend();
+
+  /** Whether the channel takes more writes now (Netty's writability). */
+  boolean isWritable();
+
+  /** Whether another RDMA Read may be issued: fewer than ORD are outstanding. */
+  boolean canIssueRead();
+
+  /** Issues an RDMA Write; completes with {@code onSendComplete(token)}. */
+  void write(long token, int remoteStag, long remoteTo, GatherList payload);
+
+  /** Issues an RDMA Read Request; completes with {@code onReadComplete(token, length)}. */
+  void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo);
+
+  /** Issues one of the four Sends; completes with {@code onSendComplete(token)}. */
+  void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload);
+
+  /** Posts a receive buffer of {@code count} pieces for the next Send. */
+  void postReceive(long bufferId, ByteBuf[] pieces, int count);
+
+  /** Flushes what was issued since the last flush. */
+  void flush();
+
+  /** Graceful teardown: what was handed to TCP is sent, then FIN. */
+  void close();
+
+  /** Abortive teardown: a Terminate with this RDMAP-layer type/code, then close. */
+  void abort(int errorType, int errorCode);
+
+  /** Closes the connection at once, discarding output (the stream is already dead). */
+  void closeNow();
+}

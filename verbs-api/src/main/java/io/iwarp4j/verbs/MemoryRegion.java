@@ -1,0 +1,169 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Registered memory, the counterpart of {@code ibv_mr}: off-heap octets a peer can address by
+ * {@link #stag()} and Tagged Offset, and that work requests use locally as a {@link LocalBuffer}
+ * in scatter/gather lists.
+ *
+ * <p>Created by {@link ProtectionDomain#register} or {@link ProtectionDomain#allocate}; the
+ * octets {@code [baseTo, baseTo + length)} of the TO space map to offsets {@code [0, length)} of
+ * {@link #buffer()}. Hand {@link #remote()} to the peer so it can target the region. {@link
+ * #close()} deregisters: the STag dies at once, nothing is placed into the memory after it
+ * returns, and memory the library allocated is freed.
+ *
+ * <p>iWARP has one STag per region for local and remote use, so the verbs {@code lkey} and
+ * {@code rkey} are both {@link #stag()}. Closing a region that work requests still use is a
+ * mistake, as with verbs: such a request completes with {@link WcStatus#LOC_PROT_ERR} if it has
+ * not started, and is undefined if it has.
+ */
+public final class MemoryRegion implements LocalBuffer, AutoCloseable {
+  private final ProtectionDomain pd;
+  private final io.iwarp4j.ddp.mem.MemoryRegion region;
+  /** One view made at registration, so {@link #buffer()} allocates nothing per use. */
+  private final ByteBuf view;
+
+  MemoryRegion(ProtectionDomain pd, io.iwarp4j.ddp.mem.MemoryRegion region) {
+    this.pd = pd;
+    this.region = region;
+    this.view = region.buffer();
+  }
+
+  /**
+   * The STag naming this region, for local ({@code lkey}) and remote ({@code rkey}) use.
+   *
+   * @return the STag
+   */
+  @Override
+  public int stag() {
+    return region.stag();
+  }
+
+  /**
+   * The Tagged Offset of the first octet (the verbs {@code addr}): by default the memory's
+   * native address, or what the {@link io.iwarp4j.ddp.mem.RegionOptions} said.
+   *
+   * @return the base TO, unsigned
+   */
+  public long address() {
+    return region.baseTo();
+  }
+
+  /**
+   * Same as {@link #address()}: the base Tagged Offset, under its RFC name.
+   *
+   * @return the base TO, unsigned
+   */
+  public long baseTo() {
+    return region.baseTo();
+  }
+
+  /**
+   * The number of registered octets.
+   *
+   * @return the length
+   */
+  @Override
+  public long length() {
+    return region.length();
+  }
+
+  /**
+   * The access rights granted at registration.
+   *
+   * @return an {@link AccessFlags} bit set
+   */
+  public int access() {
+    return region.access();
+  }
+
+  /**
+   * What a peer needs to address this region: STag, base TO, length.
+   *
+   * @return the remote descriptor
+   */
+  public RemoteBuffer remote() {
+    return new RemoteBuffer(region.stag(), region.baseTo(), region.length());
+  }
+
+  /**
+   * The memory: index 0 is the first octet (TO {@link #baseTo()}), capacity {@link #length()}.
+   * The same view every time; releasing it does nothing (the region owns the memory). Use
+   * absolute get/set methods or duplicate it before moving its indexes when several threads
+   * share the region.
+   *
+   * @return the view
+   * @throws IllegalStateException once the region is closed
+   */
+  @Override
+  public ByteBuf buffer() {
+    if (region.isClosed()) {
+      throw new IllegalStateException("memory region is closed: " + this);
+    }
+    return view;
+  }
+
+  /**
+   * The protection domain the region belongs to.
+   *
+   * @return the domain
+   */
+  public ProtectionDomain pd() {
+    return pd;
+  }
+
+  /**
+   * Whether the STag is still valid (not invalidated locally, by a peer's Send with Invalidate,
+   * or by {@link #close()}).
+   *
+   * @return true while valid
+   */
+  public boolean isValid() {
+    return region.isValid();
+  }
+
+  /**
+   * Invalidates the STag locally: no placement into the region happens after this returns. The
+   * memory stays registered (and usable for local reads and writes) until {@link #close()}.
+   * Idempotent.
+   *
+   * @return true if this call invalidated it, false if it was already invalid
+   */
+  public boolean invalidate() {
+    return region.invalidate();
+  }
+
+  /**
+   * Whether {@link #close()} has released the region.
+   *
+   * @return true once closed
+   */
+  public boolean isClosed() {
+    return region.isClosed();
+  }
+
+  /**
+   * Deregisters the region: the STag dies, placements in flight finish, then the memory is
+   * released (library allocation) or the reference on the caller's buffer dropped. Idempotent.
+   */
+  @Override
+  public void close() {
+    try {
+      region.close();
+    } finally {
+      pd.forget(this);
+    }
+  }
+
+  /** The DDP region underneath. */
+  io.iwarp4j.ddp.mem.MemoryRegion region() {
+    return region;
+  }
+
+  @Override
+  public String toString() {
+    return region.toString();
+  }
+}

@@ -1,0 +1,203 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.ddp.mem.RegionOptions;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A protection domain, the counterpart of {@code ibv_pd}: the owner of memory regions and of the
+ * queue pairs that may use them. A peer's tagged access through a queue pair may only name an
+ * STag of the queue pair's own domain (RFC 5040 §8.1.1).
+ *
+ * <p>Created by {@link RdmaDevice#allocateProtectionDomain()}. Registration copies nothing and
+ * pins nothing but a reference: the region is the caller's off-heap memory (or memory the domain
+ * allocates, zeroed and 8-octet aligned). Registration and closing are control-path operations
+ * for application threads; they may take locks and allocate.
+ */
+public final class ProtectionDomain implements AutoCloseable {
+  private final RdmaDevice device;
+  private final io.iwarp4j.ddp.mem.ProtectionDomain pd;
+  private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger queuePairs = new AtomicInteger();
+
+  ProtectionDomain(RdmaDevice device, io.iwarp4j.ddp.mem.ProtectionDomain pd) {
+    this.device = device;
+    this.pd = pd;
+  }
+
+  /**
+   * Registers a direct buffer's whole capacity with the base TO at its native address.
+   *
+   * @param buf a direct, contiguous {@link ByteBuf}; the region retains it until closed
+   * @param access an {@link AccessFlags} bit set
+   * @return the region
+   * @throws IllegalArgumentException for a heap or composite buffer, or illegal access flags
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public MemoryRegion register(ByteBuf buf, int access) {
+    return adopt(pd.register(buf, access));
+  }
+
+  /**
+   * Registers octets {@code [index, index + length)} of a direct buffer.
+   *
+   * @param buf a direct, contiguous {@link ByteBuf}; the region retains it until closed
+   * @param index the first octet, which becomes region offset 0
+   * @param length the number of octets, at least 1
+   * @param access an {@link AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
+   * @throws IllegalArgumentException for a heap or composite buffer, a bad range, or illegal
+   *     access flags
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public MemoryRegion register(ByteBuf buf, int index, int length, int access,
+      RegionOptions options) {
+    return adopt(pd.register(buf, index, length, access, options));
+  }
+
+  /**
+   * Registers a direct {@link ByteBuffer}'s octets {@code [position, limit)} with the base TO at
+   * their native address. The buffer must stay allocated until the region is closed.
+   *
+   * @param buf a direct buffer
+   * @param access an {@link AccessFlags} bit set
+   * @return the region
+   * @throws IllegalArgumentException for a heap buffer, no remaining octets, or illegal access
+   *     flags
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public MemoryRegion register(ByteBuffer buf, int access) {
+    return adopt(pd.register(buf, access));
+  }
+
+  /**
+   * Registers a direct {@link ByteBuffer}'s octets {@code [position, limit)}.
+   *
+   * @param buf a direct buffer
+   * @param access an {@link AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
+   * @throws IllegalArgumentException for a heap buffer, no remaining octets, or illegal access
+   *     flags
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public MemoryRegion register(ByteBuffer buf, int access, RegionOptions options) {
+    return adopt(pd.register(buf, access, options));
+  }
+
+  /**
+   * Allocates {@code length} zeroed, 8-octet aligned off-heap octets and registers them with the
+   * base TO at their native address. The memory is freed when the region is closed.
+   *
+   * @param length at least 1
+   * @param access an {@link AccessFlags} bit set
+   * @return the region
+   * @throws IllegalArgumentException for {@code length < 1} or illegal access flags
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public MemoryRegion allocate(int length, int access) {
+    return adopt(pd.allocate(length, access));
+  }
+
+  /**
+   * Allocates {@code length} zeroed, 8-octet aligned off-heap octets and registers them.
+   *
+   * @param length at least 1
+   * @param access an {@link AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
+   * @throws IllegalArgumentException for {@code length < 1} or illegal access flags
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public MemoryRegion allocate(int length, int access, RegionOptions options) {
+    return adopt(pd.allocate(length, access, options));
+  }
+
+  /**
+   * The number of regions registered in this domain now.
+   *
+   * @return the count
+   */
+  public int regionCount() {
+    return regions.size();
+  }
+
+  /**
+   * Whether {@link #close()} succeeded.
+   *
+   * @return true once closed
+   */
+  public boolean isClosed() {
+    return pd.isClosed();
+  }
+
+  /**
+   * Closes the domain, like {@code ibv_dealloc_pd}. Idempotent.
+   *
+   * @throws IllegalStateException while regions are registered or queue pairs open in it
+   *     (naming how many)
+   */
+  @Override
+  public void close() {
+    int qps = queuePairs.get();
+    if (qps > 0 && !pd.isClosed()) {
+      throw new IllegalStateException("protection domain " + pd.id() + " still has " + qps
+          + " open queue pair(s); close them first");
+    }
+    pd.close();
+    if (device != null) {
+      device.forget(this);
+    }
+  }
+
+  /** Closes every region, then the domain (device shutdown). */
+  void closeAll() {
+    List<MemoryRegion> all = new ArrayList<>(regions);
+    for (MemoryRegion r : all) {
+      r.close();
+    }
+    queuePairs.set(0);
+    pd.close();
+  }
+
+  /** The DDP domain underneath. */
+  io.iwarp4j.ddp.mem.ProtectionDomain ddp() {
+    return pd;
+  }
+
+  /** The device, or null for a domain built directly on a DDP one (tests). */
+  RdmaDevice device() {
+    return device;
+  }
+
+  void queuePairOpened() {
+    queuePairs.incrementAndGet();
+  }
+
+  void queuePairClosed() {
+    queuePairs.decrementAndGet();
+  }
+
+  void forget(MemoryRegion region) {
+    regions.remove(region);
+  }
+
+  private MemoryRegion adopt(io.iwarp4j.ddp.mem.MemoryRegion region) {
+    MemoryRegion mr = new MemoryRegion(this, region);
+    regions.add(mr);
+    return mr;
+  }
+
+  @Override
+  public String toString() {
+    return "ProtectionDomain{" + pd.id() + ", regions=" + regions.size() + ", queuePairs="
+        + queuePairs.get() + '}';
+  }
+}

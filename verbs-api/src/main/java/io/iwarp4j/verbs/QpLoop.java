@@ -1,0 +1,38 @@
+package io.iwarp4j.verbs;
+
+import io.netty.util.concurrent.EventExecutor;
+import java.util.Objects;
+
+/**
+ * The one thread a {@link QueuePair}'s queue processing runs on: its connection's event loop.
+ * A seam, so tests can run the loop side by hand.
+ */
+interface QpLoop {
+
+  /** Whether the calling thread is this loop. */
+  boolean inEventLoop();
+
+  /** Runs {@code task} on this loop soon; never on the calling thread. */
+  void execute(Runnable task);
+
+  /** The loop of a Netty executor. */
+  static QpLoop of(EventExecutor executor) {
+    Objects.requireNonNull(executor, "executor");
+    return new QpLoop() {
+      @Override
+      public boolean inEventLoop() {
+        return executor.inEventLoop();
+      }
+
+      @Override
+      public void execute(Runnable task) {
+        executor.execute(task);
+      }
+
+      @Override
+      public String toString() {
+        return executor.toString();
+      }
+    };
+  }
+}

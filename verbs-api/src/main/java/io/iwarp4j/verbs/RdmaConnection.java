@@ -1,0 +1,228 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.mpa.MpaConnectionInfo;
+import io.netty.channel.Channel;
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An established (or once established) iWARP connection: one TCP connection carrying one MPA
+ * connection, one DDP stream and one RDMAP stream, bound to one {@link QueuePair}. The
+ * counterpart of a connected {@code rdma_cm_id}.
+ *
+ * <p>Handed out by {@link RdmaDevice#connect} and {@link ConnectRequest#accept}. Events go to the
+ * {@link ConnectionEventListener} given with the parameters; {@link #disconnect()} ends the
+ * connection gracefully, like {@code rdma_disconnect}.
+ */
+public final class RdmaConnection {
+  private static final Logger log = LoggerFactory.getLogger(RdmaConnection.class);
+
+  private final QueuePair qp;
+  private final Channel channel;
+  private final MpaConnectionInfo info;
+  private final int ird;
+  private final int ord;
+  private final ConnectionEventListener listener;
+  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  private final QpEventSink sink = this::onQpError;
+
+  // Event loop only.
+  private boolean established;
+  private String lastError;
+
+  RdmaConnection(QueuePair qp, Channel channel, MpaConnectionInfo info, int ird, int ord,
+      ConnectionEventListener listener) {
+    this.qp = qp;
+    this.channel = channel;
+    this.info = info;
+    this.ird = ird;
+    this.ord = ord;
+    this.listener = listener;
+  }
+
+  /**
+   * The queue pair this connection carries.
+   *
+   * @return the queue pair
+   */
+  public QueuePair queuePair() {
+    return qp;
+  }
+
+  /**
+   * The peer's address.
+   *
+   * @return the address
+   */
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  /**
+   * This end's address.
+   *
+   * @return the address
+   */
+  public SocketAddress localAddress() {
+    return channel.localAddress();
+  }
+
+  /**
+   * Whether this end connected (the MPA Initiator) rather than accepted.
+   *
+   * @return true for the active side
+   */
+  public boolean isInitiator() {
+    return info.initiator();
+  }
+
+  /**
+   * The private data the peer sent in its MPA Request (we accepted) or Reply (we connected).
+   *
+   * @return a copy
+   */
+  public byte[] peerPrivateData() {
+    return info.peer().privateData();
+  }
+
+  /**
+   * The IRD the peer stated.
+   *
+   * @return the IRD, or -1 when the peer sent no RFC 6581 enhanced data
+   */
+  public int peerIrd() {
+    return info.peer().ird();
+  }
+
+  /**
+   * The ORD the peer stated.
+   *
+   * @return the ORD, or -1 when the peer sent no RFC 6581 enhanced data
+   */
+  public int peerOrd() {
+    return info.peer().ord();
+  }
+
+  /**
+   * The inbound RDMA Read depth in use after negotiation.
+   *
+   * @return the IRD
+   */
+  public int ird() {
+    return ird;
+  }
+
+  /**
+   * The outbound RDMA Read depth in use after negotiation.
+   *
+   * @return the ORD
+   */
+  public int ord() {
+    return ord;
+  }
+
+  /**
+   * Everything the MPA startup negotiated (CRC, Markers, revision, RTR, MULPDU).
+   *
+   * @return the MPA connection info
+   */
+  public MpaConnectionInfo mpaInfo() {
+    return info;
+  }
+
+  /**
+   * Whether the TCP connection is still open.
+   *
+   * @return true while open
+   */
+  public boolean isOpen() {
+    return channel.isActive();
+  }
+
+  /**
+   * Disconnects gracefully, like {@code rdma_disconnect}: the queue pair moves to ERROR and
+   * flushes its outstanding work requests, what was handed to TCP is sent, then the connection
+   * closes (DISCONNECTED on both sides). Idempotent.
+   *
+   * @return completes when the TCP connection is closed
+   */
+  public CompletableFuture<Void> disconnect() {
+    try {
+      channel.eventLoop().execute(qp::disconnect);
+    } catch (RejectedExecutionException e) {
+      channel.close();
+    }
+    return closeFuture;
+  }
+
+  /**
+   * Completes when the TCP connection has closed, for any reason.
+   *
+   * @return the future (completing it does nothing)
+   */
+  public CompletableFuture<Void> closeFuture() {
+    return closeFuture;
+  }
+
+  QpEventSink sink() {
+    return sink;
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  /** The channel closed: the queue pair flushes, DISCONNECTED is reported. Event loop. */
+  void closed() {
+    qp.channelClosed();
+    emit(new ConnectionEvent(ConnectionEventType.DISCONNECTED, qp, this, remoteAddress(), null,
+        -1, -1, null, "the connection closed", null));
+    closeFuture.complete(null);
+  }
+
+  void emit(ConnectionEvent event) {
+    emit(listener, event);
+  }
+
+  static void emit(ConnectionEventListener listener, ConnectionEvent event) {
+    log.debug("{}", event);
+    if (listener == null) {
+      return;
+    }
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException e) {
+      log.warn("ConnectionEventListener threw on {}; ignored", event, e);
+    }
+  }
+
+  /** ESTABLISHED is being reported: ERROR events may follow from now on. Event loop. */
+  void established() {
+    established = true;
+  }
+
+  /** Why the queue pair failed before the connection was established, or null. */
+  String lastError() {
+    return lastError;
+  }
+
+  private void onQpError(QueuePair q, TerminateInfo terminate, String reason) {
+    if (!established) {
+      // The attempt fails with CONNECT_ERROR instead, naming this reason.
+      lastError = reason;
+      return;
+    }
+    emit(new ConnectionEvent(ConnectionEventType.ERROR, q, this, remoteAddress(), null, -1, -1,
+        terminate, reason, null));
+  }
+
+  @Override
+  public String toString() {
+    return "RdmaConnection{qp=" + qp.number() + ", " + channel.localAddress()
+        + (info.initiator() ? " -> " : " <- ") + channel.remoteAddress() + ", ird=" + ird
+        + ", ord=" + ord + (channel.isActive() ? "" : ", closed") + '}';
+  }
+}

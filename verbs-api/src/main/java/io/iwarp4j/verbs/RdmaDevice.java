@@ -1,0 +1,428 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.MpaInitiatorHandler;
+import io.iwarp4j.mpa.MpaResponderHandler;
+import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.mpa.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A software iWARP device, the counterpart of an opened {@code ibv_context} together with its
+ * {@code rdma_cm} event channel: the event loop threads every connection runs on, the STag
+ * space of its memory regions, its limits, and the connection manager
+ * ({@link #listen}, {@link #connect}).
+ *
+ * <pre>{@code
+ * try (RdmaDevice device = RdmaDevice.open(DeviceConfig.defaults())) {
+ *   ProtectionDomain pd = device.allocateProtectionDomain();
+ *   MemoryRegion mr = pd.allocate(4096, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+ *   CompletionQueue cq = device.createCompletionQueue(256);
+ *   QueuePair qp = device.createQueuePair(pd, QueuePairConfig.builder(cq, cq).build());
+ *   RdmaConnection connection = device.connect(qp, new InetSocketAddress(host, port)).get();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} shuts everything down in order: listeners, queue pairs (flushing their
+ * work requests and closing their connections), remaining connections, completion queues,
+ * memory regions and protection domains, then the event loop threads.
+ */
+public final class RdmaDevice implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RdmaDevice.class);
+  private static final AtomicInteger DEVICES = new AtomicInteger();
+
+  private final DeviceConfig config;
+  private final Transport transport;
+  private final EventLoopGroup group;
+  private final StagTable stags;
+  private final String name;
+  private final AtomicInteger nextQpNumber = new AtomicInteger(1);
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Set<QueuePair> queuePairs = ConcurrentHashMap.newKeySet();
+  private final Set<ProtectionDomain> domains = ConcurrentHashMap.newKeySet();
+  private final Set<CompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
+  private final Set<RdmaListener> listeners = ConcurrentHashMap.newKeySet();
+  private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+
+  private RdmaDevice(DeviceConfig config) {
+    this.config = config;
+    this.transport = config.transport().resolve();
+    this.name = "iwarp4j-" + DEVICES.incrementAndGet();
+    this.stags = new StagTable(config.maxMemoryRegions());
+    this.group = transport.newEventLoopGroup(config.eventLoopThreads(),
+        new DefaultThreadFactory(name, true));
+    log.debug("opened device {} on {}: {}", name, transport, config);
+  }
+
+  /**
+   * Opens a device.
+   *
+   * @param config threads, transport, MPA defaults, limits
+   * @return the open device
+   * @throws IllegalStateException when the configured transport is unavailable
+   */
+  public static RdmaDevice open(DeviceConfig config) {
+    return new RdmaDevice(Objects.requireNonNull(config, "config"));
+  }
+
+  /**
+   * Opens a device with {@link DeviceConfig#defaults()}.
+   *
+   * @return the open device
+   */
+  public static RdmaDevice open() {
+    return open(DeviceConfig.defaults());
+  }
+
+  /**
+   * What the device was opened with.
+   *
+   * @return the configuration
+   */
+  public DeviceConfig config() {
+    return config;
+  }
+
+  /**
+   * The transport in use: EPOLL or NIO.
+   *
+   * @return the resolved transport
+   */
+  public Transport transport() {
+    return transport;
+  }
+
+  /**
+   * Whether {@link #close()} was called.
+   *
+   * @return true once closing
+   */
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  // ---- resources ----
+
+  /**
+   * Allocates a protection domain, like {@code ibv_alloc_pd}.
+   *
+   * @return the domain
+   * @throws IllegalStateException when the device is closed
+   */
+  public ProtectionDomain allocateProtectionDomain() {
+    checkOpen();
+    ProtectionDomain pd = new ProtectionDomain(this, stags.newProtectionDomain());
+    domains.add(pd);
+    return pd;
+  }
+
+  /**
+   * Creates a completion queue, like {@code ibv_create_cq}.
+   *
+   * @param capacity the most completions it holds, 1 to {@link DeviceConfig#maxCqe()}
+   * @return the queue
+   * @throws IllegalArgumentException when the capacity is out of range
+   * @throws IllegalStateException when the device is closed
+   */
+  public CompletionQueue createCompletionQueue(int capacity) {
+    return createCompletionQueue(capacity, null);
+  }
+
+  /**
+   * Creates a completion queue with a listener for notifications and overrun.
+   *
+   * @param capacity the most completions it holds, 1 to {@link DeviceConfig#maxCqe()}
+   * @param listener the listener, or null
+   * @return the queue
+   * @throws IllegalArgumentException when the capacity is out of range
+   * @throws IllegalStateException when the device is closed
+   */
+  public CompletionQueue createCompletionQueue(int capacity, CompletionListener listener) {
+    checkOpen();
+    if (capacity < 1 || capacity > config.maxCqe()) {
+      throw new IllegalArgumentException("completion queue capacity " + capacity
+          + " is outside 1.." + config.maxCqe() + " (DeviceConfig.maxCqe)");
+    }
+    CompletionQueue cq = new CompletionQueue(capacity, listener);
+    completionQueues.add(cq);
+    return cq;
+  }
+
+  /**
+   * Creates a queue pair, like {@code rdma_create_qp}: it is returned in {@link QpState#INIT},
+   * ready for receives to be posted and for {@link #connect} or {@link ConnectRequest#accept}.
+   *
+   * @param pd its protection domain, of this device
+   * @param qpConfig completion queues, depths, SGEs, IRD/ORD
+   * @return the queue pair
+   * @throws IllegalArgumentException when a limit exceeds the device's or the domain belongs to
+   *     another device
+   * @throws IllegalStateException when the device is closed, the domain closed, or
+   *     {@link DeviceConfig#maxQueuePairs()} queue pairs are open
+   */
+  public QueuePair createQueuePair(ProtectionDomain pd, QueuePairConfig qpConfig) {
+    checkOpen();
+    Objects.requireNonNull(pd, "pd");
+    Objects.requireNonNull(qpConfig, "qpConfig");
+    if (pd.device() != this) {
+      throw new IllegalArgumentException(pd + " belongs to another device");
+    }
+    if (pd.isClosed()) {
+      throw new IllegalStateException(pd + " is closed");
+    }
+    QueuePairCapabilities caps = new QueuePairCapabilities(
+        limit("maxSendWr", qpConfig.maxSendWr(), config.defaultSendWr(), config.maxSendWr()),
+        limit("maxRecvWr", qpConfig.maxRecvWr(), config.defaultRecvWr(), config.maxRecvWr()),
+        limit("maxSendSge", qpConfig.maxSendSge(), config.defaultSge(), config.maxSge()),
+        limit("maxRecvSge", qpConfig.maxRecvSge(), config.defaultSge(), config.maxSge()),
+        qpConfig.ird() >= 0 ? qpConfig.ird() : config.defaultIrd(),
+        qpConfig.ord() >= 0 ? qpConfig.ord() : config.defaultOrd());
+    synchronized (queuePairs) {
+      if (queuePairs.size() >= config.maxQueuePairs()) {
+        throw new IllegalStateException(queuePairs.size() + " queue pairs are open, the device's"
+            + " limit (DeviceConfig.maxQueuePairs); close some first");
+      }
+      QueuePair qp = new QueuePair(this, nextQpNumber.getAndIncrement(), pd, qpConfig.sendCq(),
+          qpConfig.recvCq(), caps, qpConfig.signalAllSends());
+      queuePairs.add(qp);
+      return qp;
+    }
+  }
+
+  private static int limit(String what, int asked, int dflt, int max) {
+    int n = asked == QueuePairConfig.DEVICE_DEFAULT ? dflt : asked;
+    if (n > max) {
+      throw new IllegalArgumentException(what + " " + n + " exceeds the device's limit of " + max);
+    }
+    return n;
+  }
+
+  // ---- connection manager ----
+
+  /**
+   * Listens for connections, like {@code rdma_listen}: each well-formed MPA Request goes to
+   * {@code handler}. Uses the device's MPA settings (its RTR types are the ones supported in
+   * peer-to-peer mode, its request timeout bounds the decision).
+   *
+   * @param address where to listen; port 0 picks a free port ({@link RdmaListener#localAddress})
+   * @param handler decides on each request
+   * @return the listener
+   * @throws IOException when the address cannot be bound
+   * @throws IllegalStateException when the device is closed
+   */
+  public RdmaListener listen(InetSocketAddress address, ConnectRequestHandler handler)
+      throws IOException {
+    checkOpen();
+    Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(handler, "handler");
+    MpaSettings settings = config.mpaSettings();
+    ServerBootstrap b = new ServerBootstrap()
+        .group(group)
+        .channel(transport.serverSocketChannelClass())
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+        .childHandler(new ChannelInitializer<>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            track(ch);
+            MpaResponderHandler responder = new MpaResponderHandler(settings);
+            ch.pipeline().addLast("mpa", responder)
+                .addLast(ConnectionHandler.NAME,
+                    new ConnectionHandler(RdmaDevice.this, responder, handler));
+          }
+        });
+    ChannelFuture bound = b.bind(address).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      throw new IOException("cannot listen on " + address + ": " + bound.cause().getMessage(),
+          bound.cause());
+    }
+    RdmaListener listener = new RdmaListener(this, bound.channel());
+    listeners.add(listener);
+    log.debug("{} listening on {}", name, listener.localAddress());
+    return listener;
+  }
+
+  /**
+   * Connects with the queue pair's IRD/ORD, no private data and the device's MPA settings.
+   *
+   * @param qp a new queue pair of this device, in INIT
+   * @param remote the peer's listening address
+   * @return see {@link #connect(QueuePair, InetSocketAddress, ConnectParams)}
+   */
+  public CompletableFuture<RdmaConnection> connect(QueuePair qp, InetSocketAddress remote) {
+    return connect(qp, remote, ConnectParams.defaults());
+  }
+
+  /**
+   * Connects, like {@code rdma_connect}: TCP connect, the MPA Request/Reply exchange (with the
+   * RTR in peer-to-peer mode), then the RDMAP stream is set up on the connection's event loop
+   * and the queue pair moves INIT, RTR, RTS. Receives may have been posted already.
+   *
+   * @param qp a new queue pair of this device, in INIT
+   * @param remote the peer's listening address
+   * @param params private data, IRD/ORD, MPA overrides, timeouts, event listener
+   * @return completes with the connection when the queue pair is RTS (and ESTABLISHED is
+   *     reported); fails with {@link RdmaRejectedException}, {@link RdmaUnreachableException},
+   *     {@link RdmaTimeoutException} or {@link RdmaConnectException} (CONNECT_ERROR), after
+   *     which the queue pair is in ERROR with its posted receives flushed
+   * @throws IllegalArgumentException when the queue pair belongs to another device or the MPA
+   *     overrides are inconsistent (e.g. peer-to-peer with revision 1, private data too long)
+   * @throws IllegalStateException when the device is closed or the queue pair is not a new one
+   *     in INIT
+   */
+  public CompletableFuture<RdmaConnection> connect(QueuePair qp, InetSocketAddress remote,
+      ConnectParams params) {
+    checkOpen();
+    Objects.requireNonNull(qp, "qp");
+    Objects.requireNonNull(remote, "remote");
+    Objects.requireNonNull(params, "params");
+    checkOwns(qp);
+    MpaSettings settings = params.initiatorSettings(config.mpaSettings(), qp.capabilities());
+    long timeoutMillis = (params.connectTimeout() != null ? params.connectTimeout()
+        : config.connectTimeout()).toMillis();
+    qp.claimForConnection();
+    EventLoop loop = group.next();
+    ConnectionHandler handler = new ConnectionHandler(this);
+    ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remote, handler);
+    MpaInitiatorHandler initiator = new MpaInitiatorHandler(settings);
+    Bootstrap b = new Bootstrap()
+        .group(loop)
+        .channel(transport.socketChannelClass())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+            Math.max(1, timeoutMillis)))
+        .handler(new ChannelInitializer<>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            track(ch);
+            ch.pipeline().addLast("mpa", initiator).addLast(ConnectionHandler.NAME, handler);
+            initiator.handshakeFuture().addListener(f -> setup.onHandshake(f, ch));
+          }
+        });
+    log.debug("{} connecting queue pair {} to {}", name, qp.number(), remote);
+    b.connect(remote).addListener(f -> {
+      if (!f.isSuccess()) {
+        setup.tcpFailed(loop, f.cause());
+      }
+    });
+    return setup.result();
+  }
+
+  private WriteBufferWaterMark waterMark() {
+    return new WriteBufferWaterMark(config.writeBufferLowWaterMark(),
+        config.writeBufferHighWaterMark());
+  }
+
+  // ---- shutdown ----
+
+  /**
+   * Shuts the device down: stops listening, closes every queue pair (flushing its work requests,
+   * closing its connection), every remaining connection, every completion queue, memory region
+   * and protection domain, then stops the event loop threads. Waits a bounded time for each
+   * step. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    log.debug("closing device {}", name);
+    for (RdmaListener l : new ArrayList<>(listeners)) {
+      l.close();
+    }
+    for (QueuePair qp : new ArrayList<>(queuePairs)) {
+      qp.close();
+    }
+    List<ChannelFuture> closing = new ArrayList<>();
+    for (Channel ch : new ArrayList<>(channels)) {
+      closing.add(ch.close());
+    }
+    for (ChannelFuture f : closing) {
+      f.awaitUninterruptibly(5_000);
+    }
+    for (CompletionQueue cq : new ArrayList<>(completionQueues)) {
+      cq.close();
+    }
+    completionQueues.clear();
+    for (ProtectionDomain pd : new ArrayList<>(domains)) {
+      try {
+        pd.closeAll();
+      } catch (RuntimeException e) {
+        log.warn("device {}: closing {} failed", name, pd, e);
+      }
+    }
+    domains.clear();
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10_000);
+    log.debug("closed device {}", name);
+  }
+
+  // ---- package ----
+
+  EventLoop nextLoop() {
+    return group.next();
+  }
+
+  StagTable stagTable() {
+    return stags;
+  }
+
+  void checkOwns(QueuePair qp) {
+    if (!queuePairs.contains(qp)) {
+      throw new IllegalArgumentException("queue pair " + qp.number()
+          + " does not belong to this device (or is closed)");
+    }
+  }
+
+  void forget(QueuePair qp) {
+    queuePairs.remove(qp);
+  }
+
+  void forget(ProtectionDomain pd) {
+    domains.remove(pd);
+  }
+
+  void forget(RdmaListener listener) {
+    listeners.remove(listener);
+  }
+
+  private void track(Channel ch) {
+    channels.add(ch);
+    ch.closeFuture().addListener(f -> channels.remove(ch));
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("device " + name + " is closed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RdmaDevice{" + name + ", " + transport + ", queuePairs=" + queuePairs.size()
+        + ", regions=" + stags.registeredCount() + (closed.get() ? ", closed" : "") + '}';
+  }
+}

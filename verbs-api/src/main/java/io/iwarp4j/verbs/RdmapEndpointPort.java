@@ -1,0 +1,73 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.rdmap.RdmapEndpoint;
+import io.iwarp4j.rdmap.RdmapOpcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+
+/** The real {@link EndpointPort}: an {@link RdmapEndpoint} and its channel. */
+final class RdmapEndpointPort implements EndpointPort {
+  private final RdmapEndpoint endpoint;
+  private final Channel channel;
+
+  RdmapEndpointPort(RdmapEndpoint endpoint, Channel channel) {
+    this.endpoint = endpoint;
+    this.channel = channel;
+  }
+
+  @Override
+  public boolean canSend() {
+    return endpoint.canSend();
+  }
+
+  @Override
+  public boolean isWritable() {
+    return channel.isWritable();
+  }
+
+  @Override
+  public boolean canIssueRead() {
+    return endpoint.canIssueRead();
+  }
+
+  @Override
+  public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+    endpoint.write(token, remoteStag, remoteTo, payload);
+  }
+
+  @Override
+  public void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo) {
+    endpoint.read(token, sinkStag, sinkTo, length, srcStag, srcTo);
+  }
+
+  @Override
+  public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+    endpoint.send(token, opcode, invalidateStag, payload);
+  }
+
+  @Override
+  public void postReceive(long bufferId, ByteBuf[] pieces, int count) {
+    endpoint.postReceive(bufferId, pieces, count);
+  }
+
+  @Override
+  public void flush() {
+    endpoint.flush();
+  }
+
+  @Override
+  public void close() {
+    endpoint.close();
+  }
+
+  @Override
+  public void abort(int errorType, int errorCode) {
+    endpoint.abort(errorType, errorCode);
+  }
+
+  @Override
+  public void closeNow() {
+    channel.close();
+  }
+}

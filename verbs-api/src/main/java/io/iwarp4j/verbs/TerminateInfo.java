@@ -1,0 +1,44 @@
+package io.iwarp4j.verbs;
+
+/**
+ * The error a Terminate message carried (RFC 5040 §4.8): which layer found it, its Error Type
+ * and its Error Code, and whether the peer sent it (it found fault with what this end sent) or
+ * this end did (it found fault with what the peer sent, or failed locally).
+ *
+ * @param layer 0 RDMAP, 1 DDP, 2 LLP (MPA)
+ * @param errorType the Error Type (EType) within the layer
+ * @param errorCode the Error Code
+ * @param receivedFromPeer true for a Terminate the peer sent, false for one this end sent
+ */
+public record TerminateInfo(int layer, int errorType, int errorCode, boolean receivedFromPeer) {
+  /** Terminate layer RDMAP. */
+  public static final int LAYER_RDMAP = 0;
+  /** Terminate layer DDP. */
+  public static final int LAYER_DDP = 1;
+  /** Terminate layer LLP (MPA). */
+  public static final int LAYER_LLP = 2;
+
+  /**
+   * The {@link WorkCompletion#vendorError()} value of this Terminate.
+   *
+   * @return {@code layer << 16 | errorType << 8 | errorCode}
+   */
+  public int vendorError() {
+    return WorkCompletion.terminateVendorError(layer & 0xF, errorType & 0xF, errorCode & 0xFF);
+  }
+
+  /**
+   * A readable name of the error, from the RFC 5040, 5041 and 5044 registries (IANA "RDDP").
+   *
+   * @return e.g. "DDP Untagged Buffer Error / Invalid MSN - no buffer available"
+   */
+  public String describe() {
+    return TerminateStatus.describe(layer, errorType, errorCode);
+  }
+
+  @Override
+  public String toString() {
+    return "Terminate " + (receivedFromPeer ? "received" : "sent") + " " + layer + "/"
+        + errorType + "/0x" + Integer.toHexString(errorCode) + " (" + describe() + ")";
+  }
+}

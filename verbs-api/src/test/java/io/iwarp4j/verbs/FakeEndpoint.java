@@ -1,0 +1,144 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.rdmap.RdmapOpcode;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * An {@link EndpointPort} that records what the queue pair issues, with an ORD limit and a
+ * writability switch. Records into preallocated arrays, so it allocates nothing.
+ */
+final class FakeEndpoint implements EndpointPort {
+  static final char WRITE = 'W';
+  static final char READ = 'R';
+  static final char SEND = 'S';
+
+  boolean writable = true;
+  boolean sendAllowed = true;
+  int ord = 16;
+  int readsOutstanding;
+
+  final long[] tokens = new long[1 << 16];
+  final char[] kinds = new char[1 << 16];
+  final long[] lengths = new long[1 << 16];
+  int issued;
+  RdmapOpcode lastSendOpcode;
+  int lastInvalidateStag;
+  int lastRemoteStag;
+  long lastRemoteTo;
+  int lastSinkStag;
+  long lastSinkTo;
+
+  final long[] receiveIds = new long[1 << 16];
+  final int[] receivePieceCounts = new int[1 << 16];
+  ByteBuf lastFirstPiece;
+  int receives;
+
+  int flushes;
+  int closes;
+  int aborts;
+  int lastAbortType = -1;
+  int lastAbortCode = -1;
+  int closeNows;
+  RuntimeException failNextIssue;
+
+  @Override
+  public boolean canSend() {
+    return sendAllowed;
+  }
+
+  @Override
+  public boolean isWritable() {
+    return writable;
+  }
+
+  @Override
+  public boolean canIssueRead() {
+    return readsOutstanding < ord;
+  }
+
+  @Override
+  public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+    maybeFail();
+    lastRemoteStag = remoteStag;
+    lastRemoteTo = remoteTo;
+    record(WRITE, token, payload.totalLength());
+  }
+
+  @Override
+  public void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo) {
+    maybeFail();
+    if (readsOutstanding >= ord) {
+      throw new IllegalStateException("ORD " + ord + " Reads outstanding");
+    }
+    readsOutstanding++;
+    lastSinkStag = sinkStag;
+    lastSinkTo = sinkTo;
+    lastRemoteStag = srcStag;
+    lastRemoteTo = srcTo;
+    record(READ, token, Integer.toUnsignedLong(length));
+  }
+
+  @Override
+  public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+    maybeFail();
+    lastSendOpcode = opcode;
+    lastInvalidateStag = invalidateStag;
+    record(SEND, token, payload.totalLength());
+  }
+
+  private void maybeFail() {
+    RuntimeException e = failNextIssue;
+    if (e != null) {
+      failNextIssue = null;
+      throw e;
+    }
+  }
+
+  private void record(char kind, long token, long length) {
+    kinds[issued] = kind;
+    tokens[issued] = token;
+    lengths[issued] = length;
+    issued++;
+  }
+
+  @Override
+  public void postReceive(long bufferId, ByteBuf[] pieces, int count) {
+    receiveIds[receives] = bufferId;
+    receivePieceCounts[receives] = count;
+    lastFirstPiece = count > 0 ? pieces[0] : null;
+    receives++;
+  }
+
+  @Override
+  public void flush() {
+    flushes++;
+  }
+
+  @Override
+  public void close() {
+    closes++;
+  }
+
+  @Override
+  public void abort(int errorType, int errorCode) {
+    aborts++;
+    lastAbortType = errorType;
+    lastAbortCode = errorCode;
+  }
+
+  @Override
+  public void closeNow() {
+    closeNows++;
+  }
+
+  /** The endpoint side of a Read completing: frees an ORD slot. */
+  void readDone() {
+    readsOutstanding--;
+  }
+
+  /** The kinds issued so far, e.g. "RWS". */
+  String issuedKinds() {
+    return new String(kinds, 0, issued);
+  }
+}
