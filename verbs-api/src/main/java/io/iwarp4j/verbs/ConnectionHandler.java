@@ -25,6 +25,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final ConnectRequestHandler requests;
   private QueuePair qp;
   private Runnable onInactive;
+  /** Whether TCP ever connected: a failed connect must be reported as such, not as MPA's. */
+  private volatile boolean wasActive;
 
   /** For an Initiator's channel. */
   ConnectionHandler(RdmaDevice device) {
@@ -83,6 +85,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       qp.writabilityChanged();
     }
     ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    wasActive = true;
+    ctx.fireChannelActive();
+  }
+
+  /** Whether this handler serves an accepted (Responder) connection. */
+  boolean isResponderSide() {
+    return responder != null;
+  }
+
+  /** Whether the channel was ever connected. */
+  boolean wasActive() {
+    return wasActive;
   }
 
   /**

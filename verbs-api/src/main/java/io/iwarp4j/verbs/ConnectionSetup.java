@@ -80,6 +80,11 @@ final class ConnectionSetup {
       return;
     }
     if (!f.isSuccess()) {
+      if (!handler.wasActive() && !handler.isResponderSide()) {
+        // TCP never connected (e.g. refused before our connect listener was attached): the
+        // connect future's failure says why, as UNREACHABLE or TIMEOUT.
+        return;
+      }
       Throwable cause = f.cause();
       MpaPeerParameters peer = null;
       RdmaConnectException e;
