@@ -1,20 +1,50 @@
 package io.iwarp4j.benchmarks;
 
-/** Entry point of the benchmarks jar: the loopback demo, JMH, and later the perftest-style tool. */
+/**
+ * Entry point of the benchmarks jar: the verbs loopback demo, the MPA-only loopback demo, JMH,
+ * and later the perftest-style tool.
+ */
 public final class Main {
   private Main() {
   }
 
+  /**
+   * Runs a command.
+   *
+   * @param args {@code loopback} (default), {@code loopback-mpa}, or {@code jmh} followed by JMH
+   *     options
+   * @throws Exception when JMH fails
+   */
   public static void main(String[] args) throws Exception {
     String cmd = args.length == 0 ? "loopback" : args[0];
     String[] rest = java.util.Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
     switch (cmd) {
-      case "loopback" -> LoopbackDemo.run(rest);
+      case "loopback" -> demo("loopback", () -> LoopbackDemo.run(rest));
+      case "loopback-mpa" -> demo("loopback-mpa", () -> MpaLoopbackDemo.run(rest));
       case "jmh" -> org.openjdk.jmh.Main.main(rest);
       default -> {
-        System.err.println("usage: java -jar iwarp4j-benchmarks.jar [loopback|jmh [JMH options]]");
+        System.err.println("usage: java -jar iwarp4j-benchmarks.jar"
+            + " [loopback|loopback-mpa|jmh [JMH options]]");
         System.exit(2);
       }
     }
+  }
+
+  private interface Demo {
+    void run() throws Exception;
+  }
+
+  /** Runs a demo; exits 0 on success, 1 with the failure on stderr otherwise. */
+  private static void demo(String name, Demo demo) {
+    int status = 0;
+    try {
+      demo.run();
+    } catch (Throwable t) {
+      System.err.println(name + " demo FAILED: " + t);
+      t.printStackTrace();
+      status = 1;
+    }
+    System.out.flush();
+    System.exit(status);
   }
 }

@@ -40,32 +40,64 @@ public final class DdpControl {
   private DdpControl() {
   }
 
-  /** The control octet for a segment of this kind: Rsvd 0, DV 1. */
+  /**
+   * The control octet for a segment of this kind: Rsvd 0, DV 1.
+   *
+   * @param tagged whether the segment is tagged
+   * @param last the L bit: whether this is the last segment of the message
+   * @return the control octet for a segment of this kind: Rsvd 0, DV 1
+   */
   public static int encode(boolean tagged, boolean last) {
     return (tagged ? T_BIT : 0) | (last ? L_BIT : 0) | VERSION;
   }
 
-  /** Whether the T bit of {@code control} is set. */
+  /**
+   * Whether the T bit of {@code control} is set.
+   *
+   * @param control the control field value
+   * @return whether the T bit of {@code control} is set
+   */
   public static boolean isTagged(int control) {
     return (control & T_BIT) != 0;
   }
 
-  /** Whether the L bit of {@code control} is set. */
+  /**
+   * Whether the L bit of {@code control} is set.
+   *
+   * @param control the control field value
+   * @return whether the L bit of {@code control} is set
+   */
   public static boolean isLast(int control) {
     return (control & L_BIT) != 0;
   }
 
-  /** The DV field of {@code control} (0..3). */
+  /**
+   * The DV field of {@code control} (0..3).
+   *
+   * @param control the control field value
+   * @return the DV field of {@code control} (0..3)
+   */
   public static int version(int control) {
     return control & DV_MASK;
   }
 
-  /** The control octet of the DDP header starting at absolute index {@code ddpStart}. */
+  /**
+   * The control octet of the DDP header starting at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the control octet of the DDP header starting at absolute index {@code ddpStart}
+   */
   public static int get(ByteBuf buf, int ddpStart) {
     return buf.getUnsignedByte(ddpStart + OFFSET);
   }
 
-  /** The control octet of a received segment. */
+  /**
+   * The control octet of a received segment.
+   *
+   * @param segment the received DDP segment
+   * @return the control octet of a received segment
+   */
   public static int get(Ulpdu segment) {
     return segment.getUnsignedByte(OFFSET);
   }

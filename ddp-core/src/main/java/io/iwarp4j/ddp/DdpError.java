@@ -52,32 +52,58 @@ public enum DdpError {
     this.description = description;
   }
 
-  /** The Terminate layer: always {@value #LAYER} (DDP). */
+  /**
+   * The Terminate layer: always {@value #LAYER} (DDP).
+   *
+   * @return the Terminate layer: always {@value #LAYER} (DDP)
+   */
   public int layer() {
     return LAYER;
   }
 
-  /** The Terminate Error Type (0 local catastrophic, 1 tagged, 2 untagged). */
+  /**
+   * The Terminate Error Type (0 local catastrophic, 1 tagged, 2 untagged).
+   *
+   * @return the Terminate Error Type (0 local catastrophic, 1 tagged, 2 untagged)
+   */
   public int errorType() {
     return errorType;
   }
 
-  /** The Terminate Error Code. */
+  /**
+   * The Terminate Error Code.
+   *
+   * @return the Terminate Error Code
+   */
   public int code() {
     return code;
   }
 
-  /** The RFC's name for the error. */
+  /**
+   * The RFC's name for the error.
+   *
+   * @return the RFC's name for the error
+   */
   public String description() {
     return description;
   }
 
-  /** The first Terminate header octet: {@code Layer << 4 | EType}. */
+  /**
+   * The first Terminate header octet: {@code Layer << 4 | EType}.
+   *
+   * @return the first Terminate header octet: {@code Layer << 4 | EType}
+   */
   public int terminateLayerAndType() {
     return LAYER << 4 | errorType;
   }
 
-  /** The error for an Error Type and Code, or null when DDP defines none. */
+  /**
+   * The error for an Error Type and Code, or null when DDP defines none.
+   *
+   * @param errorType the Terminate error type
+   * @param code the Terminate error code
+   * @return the error for an Error Type and Code, or null when DDP defines none
+   */
   public static DdpError of(int errorType, int code) {
     for (DdpError e : values()) {
       if (e.errorType == errorType && e.code == code) {
@@ -87,7 +113,12 @@ public enum DdpError {
     return null;
   }
 
-  /** "Invalid DDP version" of the tagged (0x04) or untagged (0x06) kind. */
+  /**
+   * "Invalid DDP version" of the tagged (0x04) or untagged (0x06) kind.
+   *
+   * @param tagged whether the segment was tagged
+   * @return the "Invalid DDP version" of the tagged (0x04) or untagged (0x06) kind
+   */
   public static DdpError invalidDdpVersion(boolean tagged) {
     return tagged ? TAGGED_INVALID_DDP_VERSION : UNTAGGED_INVALID_DDP_VERSION;
   }
@@ -99,6 +130,8 @@ public enum DdpError {
    * valid STag for that access, and it stays a DDP-layer error as RFC 5040 Figure 10 expects
    * (RDMAP's Remote Protection errors are for Read Requests and Send with Invalidate).
    *
+   * @param check the outcome of the STag check
+   * @return the Tagged Buffer error to report for a failed tagged segment check
    * @throws IllegalArgumentException for {@link StagCheck#OK}, which is no error
    */
   public static DdpError forStagCheck(StagCheck check) {

@@ -60,7 +60,12 @@ public final class DdpSegmenter {
     Arrays.fill(nextMsn, 1);
   }
 
-  /** The MSN the next untagged message on {@code qn} will carry. */
+  /**
+   * The MSN the next untagged message on {@code qn} will carry.
+   *
+   * @param qn the queue number
+   * @return the MSN the next untagged message on {@code qn} will carry
+   */
   public int nextMsn(int qn) {
     checkQueue(qn);
     return nextMsn[qn];
@@ -70,6 +75,7 @@ public final class DdpSegmenter {
    * Starts queue {@code qn} at MSN 2: for a queue whose MSN 1 was consumed by an RFC 6581
    * Ready-to-Receive message sent outside this segmenter. Only before the queue's first message.
    *
+   * @param qn the queue number
    * @throws IllegalStateException if a message was already sent on the queue
    */
   public void startAtMsn2(int qn) {

@@ -202,6 +202,7 @@ public final class DdpStream implements UlpduListener {
    * Sets the upper layer: the stream is created first and its upper layer (an RDMAP endpoint
    * built on it) installs itself here. Only before {@link #start()}.
    *
+   * @param listener the listener
    * @throws IllegalStateException once started, or off the event loop
    */
   public void setListener(DdpStreamListener listener) {
@@ -213,7 +214,11 @@ public final class DdpStream implements UlpduListener {
     this.listener = listener;
   }
 
-  /** The channel this stream runs on (its event loop is the stream's). */
+  /**
+   * The channel this stream runs on (its event loop is the stream's).
+   *
+   * @return the channel this stream runs on (its event loop is the stream's)
+   */
   public Channel channel() {
     return channel;
   }
@@ -222,8 +227,10 @@ public final class DdpStream implements UlpduListener {
    * Enables untagged queue {@code qn} for buffers the upper layer posts on the returned queue
    * ({@link UntaggedReceiveQueue#post}); each message consumes one, in posting order.
    *
+   * @param qn the queue number
    * @param capacity the most buffers posted and not yet consumed
    * @param maxPieces the most regions one posted buffer may have
+   * @return the queue
    * @throws IllegalStateException if the queue is already enabled, or off the event loop
    * @throws IllegalArgumentException for a QN outside 0..3 or non-positive sizes
    */
@@ -243,6 +250,8 @@ public final class DdpStream implements UlpduListener {
    * QN 1 Read Request 28 (Atomic Request 52 with RFC 7306), QN 2 Terminate at most 52, QN 3
    * Atomic Response 12. A longer message is DDP error 0x05.
    *
+   * @param qn the queue number
+   * @param maxMessageLength the longest message accepted
    * @throws IllegalStateException if the queue is already enabled, or off the event loop
    * @throws IllegalArgumentException for a QN outside 0..3 or a negative length
    */
@@ -258,7 +267,12 @@ public final class DdpStream implements UlpduListener {
     controlBuffers[qn] = buffer;
   }
 
-  /** Untagged queue {@code qn}, or null when it is not enabled (for posting and draining). */
+  /**
+   * Untagged queue {@code qn}, or null when it is not enabled (for posting and draining).
+   *
+   * @param qn the queue number
+   * @return the queue
+   */
   public UntaggedReceiveQueue receiveQueue(int qn) {
     return dispatcher.queue(qn);
   }
@@ -287,12 +301,20 @@ public final class DdpStream implements UlpduListener {
 
   // ---- state ----
 
-  /** Whether an error stopped placement on this stream. */
+  /**
+   * Whether an error stopped placement on this stream.
+   *
+   * @return whether an error stopped placement on this stream
+   */
   public boolean isErroneous() {
     return erroneous;
   }
 
-  /** The DDP error this stream reported, or null (none, or the error came from MPA or above). */
+  /**
+   * The DDP error this stream reported, or null (none, or the error came from MPA or above).
+   *
+   * @return the DDP error this stream reported, or null (none, or the error came from MPA or above)
+   */
   public DdpError error() {
     return error;
   }
@@ -306,17 +328,30 @@ public final class DdpStream implements UlpduListener {
     dispatcher.markErroneous();
   }
 
-  /** The Protection Domain whose STags tagged segments may use. */
+  /**
+   * The Protection Domain whose STags tagged segments may use.
+   *
+   * @return the Protection Domain whose STags tagged segments may use
+   */
   public ProtectionDomain protectionDomain() {
     return pd;
   }
 
-  /** The MSN the next untagged message sent on {@code qn} will carry. */
+  /**
+   * The MSN the next untagged message sent on {@code qn} will carry.
+   *
+   * @param qn the queue number
+   * @return the MSN the next untagged message sent on {@code qn} will carry
+   */
   public int nextSendMsn(int qn) {
     return segmenter.nextMsn(qn);
   }
 
-  /** Tagged messages whose L=1 segment has not arrived yet. */
+  /**
+   * Tagged messages whose L=1 segment has not arrived yet.
+   *
+   * @return the number of tagged messages whose L=1 segment has not arrived yet
+   */
   public int taggedMessagesInProgress() {
     return tagged.inProgress();
   }
@@ -486,6 +521,9 @@ public final class DdpStream implements UlpduListener {
   /**
    * Whether this end may send now: false for a client-server Responder until the Initiator's
    * first FPDU arrived (RFC 5044 §7.1.2 rule 4).
+   *
+   * @return whether this end may send now: false for a client-server Responder until the
+   *     Initiator's first FPDU arrived (RFC 5044 §7.1.2 rule 4)
    */
   public boolean sendEnabled() {
     return connection == null || connection.sendEnabled();
@@ -494,6 +532,10 @@ public final class DdpStream implements UlpduListener {
   /**
    * Sends one tagged message (RDMA Write, Read Response); not flushed.
    *
+   * @param rsvdUlp the 32 reserved-for-ULP bits
+   * @param stag the STag
+   * @param to the tagged offset
+   * @param payload the payload pieces
    * @see DdpSegmenter#sendTagged
    * @throws IllegalStateException when this end may not send (yet, or any more), or off the event
    *     loop
@@ -506,6 +548,10 @@ public final class DdpStream implements UlpduListener {
   /**
    * Sends one untagged message on {@code qn} with that queue's next MSN; not flushed.
    *
+   * @param rsvdUlp40 the 40 reserved-for-ULP bits of an untagged header
+   * @param qn the queue number
+   * @param rdmapHeader the RDMAP header placed before the payload, or null
+   * @param payload the payload pieces
    * @return the MSN it was sent with
    * @see DdpSegmenter#sendUntagged
    * @throws IllegalStateException when this end may not send (yet, or any more), or off the event

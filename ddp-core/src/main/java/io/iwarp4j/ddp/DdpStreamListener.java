@@ -108,6 +108,8 @@ public interface DdpStreamListener {
   /**
    * MPA reported an error on the receive stream (CRC, Marker, a FIN inside an FPDU or a lost
    * connection). The stream drops everything after it (RFC 5041 §7: LLP errors are passed up).
+   *
+   * @param error the error
    */
   void onMpaError(MpaException error);
 

@@ -25,7 +25,11 @@ public final class GatherList {
     this(4);
   }
 
-  /** An empty list with room for {@code initialCapacity} entries (it grows if needed). */
+  /**
+   * An empty list with room for {@code initialCapacity} entries (it grows if needed).
+   *
+   * @param initialCapacity the number of pieces it holds before growing
+   */
   public GatherList(int initialCapacity) {
     int n = Math.max(1, initialCapacity);
     buffers = new ByteBuf[n];
@@ -37,6 +41,9 @@ public final class GatherList {
    * Appends {@code length} octets of {@code buf} starting at absolute index {@code index}
    * (the buffer's reader and writer indexes are ignored and never moved).
    *
+   * @param buf the buffer
+   * @param index the index of the first octet
+   * @param length the number of octets
    * @return this list
    * @throws IndexOutOfBoundsException if the region is not inside the buffer's capacity
    */
@@ -59,7 +66,12 @@ public final class GatherList {
     return this;
   }
 
-  /** Appends the readable octets of {@code buf}. @return this list */
+  /**
+   * Appends the readable octets of {@code buf}.
+   *
+   * @param buf the buffer
+   * @return this list
+   */
   public GatherList add(ByteBuf buf) {
     return add(buf, buf.readerIndex(), buf.readableBytes());
   }
@@ -78,29 +90,52 @@ public final class GatherList {
     totalLength = 0;
   }
 
-  /** Number of entries. */
+  /**
+   * Number of entries.
+   *
+   * @return number of entries
+   */
   public int size() {
     return size;
   }
 
-  /** Sum of the entries' lengths: the message length this list contributes. */
+  /**
+   * Sum of the entries' lengths: the message length this list contributes.
+   *
+   * @return the sum of the entries' lengths: the message length this list contributes
+   */
   public long totalLength() {
     return totalLength;
   }
 
-  /** The buffer of entry {@code i}. */
+  /**
+   * The buffer of entry {@code i}.
+   *
+   * @param i the piece index, from 0
+   * @return the buffer of entry {@code i}
+   */
   public ByteBuf buffer(int i) {
     checkEntry(i);
     return buffers[i];
   }
 
-  /** The absolute start index of entry {@code i} in its buffer. */
+  /**
+   * The absolute start index of entry {@code i} in its buffer.
+   *
+   * @param i the piece index, from 0
+   * @return the absolute start index of entry {@code i} in its buffer
+   */
   public int index(int i) {
     checkEntry(i);
     return indexes[i];
   }
 
-  /** The length of entry {@code i}. */
+  /**
+   * The length of entry {@code i}.
+   *
+   * @param i the piece index, from 0
+   * @return the length of entry {@code i}
+   */
   public int length(int i) {
     checkEntry(i);
     return lengths[i];

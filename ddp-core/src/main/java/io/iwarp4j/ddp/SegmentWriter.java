@@ -25,7 +25,11 @@ public interface SegmentWriter {
    */
   void beginSegment(ByteBuf header, int payloadLength);
 
-  /** Appends a piece of the current segment's payload: its readable octets. */
+  /**
+   * Appends a piece of the current segment's payload: its readable octets.
+   *
+   * @param piece a payload piece
+   */
   void addPayload(ByteBuf piece);
 
   /** Ends the current segment: exactly {@code payloadLength} octets were added. */
@@ -34,6 +38,8 @@ public interface SegmentWriter {
   /**
    * The largest ULPDU the lower layer accepts right now (MULPDU). Read before every segment,
    * so a change applies from the next segment on and nothing already cut is re-segmented.
+   *
+   * @return the largest ULPDU the lower layer accepts right now (MULPDU)
    */
   int maxUlpduLength();
 }

@@ -45,6 +45,7 @@ public final class TaggedHeader {
   /**
    * Appends a tagged header at {@code dst}'s writer index (T=1, DV=1, Rsvd 0).
    *
+   * @param dst the buffer to write to
    * @param last the L bit
    * @param rsvdUlp the ULP's octet, 0..255
    * @param stag the Data Sink's STag
@@ -57,7 +58,16 @@ public final class TaggedHeader {
     dst.writerIndex(dst.writerIndex() + LENGTH);
   }
 
-  /** Writes a tagged header at absolute index {@code ddpStart}; indexes are left unchanged. */
+  /**
+   * Writes a tagged header at absolute index {@code ddpStart}; indexes are left unchanged.
+   *
+   * @param dst the buffer to write to
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @param last the L bit: whether this is the last segment of the message
+   * @param rsvdUlp the 32 reserved-for-ULP bits
+   * @param stag the STag
+   * @param to the tagged offset
+   */
   public static void set(ByteBuf dst, int ddpStart, boolean last, int rsvdUlp, int stag, long to) {
     checkRsvdUlp(rsvdUlp);
     dst.setByte(ddpStart + CONTROL_OFFSET, DdpControl.encode(true, last));
@@ -72,32 +82,65 @@ public final class TaggedHeader {
     }
   }
 
-  /** RsvdULP of the header at absolute index {@code ddpStart}. */
+  /**
+   * RsvdULP of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the RsvdULP of the header at absolute index {@code ddpStart}
+   */
   public static int rsvdUlp(ByteBuf buf, int ddpStart) {
     return buf.getUnsignedByte(ddpStart + RSVD_ULP_OFFSET);
   }
 
-  /** STag of the header at absolute index {@code ddpStart}. */
+  /**
+   * STag of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the STag of the header at absolute index {@code ddpStart}
+   */
   public static int stag(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + STAG_OFFSET);
   }
 
-  /** Tagged Offset of the header at absolute index {@code ddpStart}. */
+  /**
+   * Tagged Offset of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Tagged Offset of the header at absolute index {@code ddpStart}
+   */
   public static long taggedOffset(ByteBuf buf, int ddpStart) {
     return buf.getLong(ddpStart + TO_OFFSET);
   }
 
-  /** RsvdULP of a received tagged segment. */
+  /**
+   * RsvdULP of a received tagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the RsvdULP of a received tagged segment
+   */
   public static int rsvdUlp(Ulpdu segment) {
     return segment.getUnsignedByte(RSVD_ULP_OFFSET);
   }
 
-  /** STag of a received tagged segment. */
+  /**
+   * STag of a received tagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the STag of a received tagged segment
+   */
   public static int stag(Ulpdu segment) {
     return segment.getInt(STAG_OFFSET);
   }
 
-  /** Tagged Offset of a received tagged segment. */
+  /**
+   * Tagged Offset of a received tagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Tagged Offset of a received tagged segment
+   */
   public static long taggedOffset(Ulpdu segment) {
     return segment.getLong(TO_OFFSET);
   }

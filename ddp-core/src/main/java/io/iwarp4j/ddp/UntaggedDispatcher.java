@@ -61,6 +61,8 @@ public final class UntaggedDispatcher {
    * Enables queue {@code qn} with room for {@code capacity} posted single-region buffers.
    * Segments for a queue that is not enabled fail U1.
    *
+   * @param qn the queue number
+   * @param capacity the most buffers posted at once
    * @return the new queue, for posting buffers
    * @throws IllegalStateException if the queue is already enabled
    */
@@ -72,6 +74,9 @@ public final class UntaggedDispatcher {
    * Enables queue {@code qn} with room for {@code capacity} posted buffers of up to
    * {@code maxPieces} regions each (see {@link UntaggedReceiveQueue#post(GatherList, long)}).
    *
+   * @param qn the queue number
+   * @param capacity the most buffers posted at once
+   * @param maxPieces the most buffer pieces a posted receive may have
    * @return the new queue, for posting buffers
    * @throws IllegalStateException if the queue is already enabled
    */
@@ -85,7 +90,12 @@ public final class UntaggedDispatcher {
     return q;
   }
 
-  /** The queue {@code qn}, or null when it is not enabled. */
+  /**
+   * The queue {@code qn}, or null when it is not enabled.
+   *
+   * @param qn the queue number
+   * @return the queue {@code qn}, or null when it is not enabled
+   */
   public UntaggedReceiveQueue queue(int qn) {
     checkQueue(qn);
     return queues[qn];
@@ -97,7 +107,11 @@ public final class UntaggedDispatcher {
     }
   }
 
-  /** Whether an error stopped this stream's receive path; later segments are dropped. */
+  /**
+   * Whether an error stopped this stream's receive path; later segments are dropped.
+   *
+   * @return whether an error stopped this stream's receive path; later segments are dropped
+   */
   public boolean isErroneous() {
     return erroneous;
   }

@@ -55,6 +55,7 @@ public final class UntaggedHeader {
   /**
    * Appends an untagged header at {@code dst}'s writer index (T=0, DV=1, Rsvd 0).
    *
+   * @param dst the buffer to write to
    * @param last the L bit
    * @param rsvdUlp the ULP's 40 bits, 0..{@link #RSVD_ULP_MAX}
    * @param qn the queue number
@@ -68,7 +69,17 @@ public final class UntaggedHeader {
     dst.writerIndex(dst.writerIndex() + LENGTH);
   }
 
-  /** Writes an untagged header at absolute index {@code ddpStart}; indexes are left unchanged. */
+  /**
+   * Writes an untagged header at absolute index {@code ddpStart}; indexes are left unchanged.
+   *
+   * @param dst the buffer to write to
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @param last the L bit: whether this is the last segment of the message
+   * @param rsvdUlp the 32 reserved-for-ULP bits
+   * @param qn the queue number
+   * @param msn the message sequence number
+   * @param mo the message offset
+   */
   public static void set(ByteBuf dst, int ddpStart, boolean last, long rsvdUlp, int qn, int msn,
       int mo) {
     checkRsvdUlp(rsvdUlp);
@@ -87,44 +98,88 @@ public final class UntaggedHeader {
     }
   }
 
-  /** RsvdULP (40 bits) of the header at absolute index {@code ddpStart}. */
+  /**
+   * RsvdULP (40 bits) of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the RsvdULP (40 bits) of the header at absolute index {@code ddpStart}
+   */
   public static long rsvdUlp(ByteBuf buf, int ddpStart) {
     return ((long) buf.getUnsignedByte(ddpStart + RSVD_ULP_OFFSET) << 32)
         | buf.getUnsignedInt(ddpStart + RSVD_ULP_OFFSET + 1);
   }
 
-  /** Queue Number of the header at absolute index {@code ddpStart}. */
+  /**
+   * Queue Number of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Queue Number of the header at absolute index {@code ddpStart}
+   */
   public static int queueNumber(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + QN_OFFSET);
   }
 
-  /** Message Sequence Number of the header at absolute index {@code ddpStart}. */
+  /**
+   * Message Sequence Number of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Message Sequence Number of the header at absolute index {@code ddpStart}
+   */
   public static int msn(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + MSN_OFFSET);
   }
 
-  /** Message Offset of the header at absolute index {@code ddpStart}. */
+  /**
+   * Message Offset of the header at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Message Offset of the header at absolute index {@code ddpStart}
+   */
   public static int messageOffset(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + MO_OFFSET);
   }
 
-  /** RsvdULP (40 bits) of a received untagged segment. */
+  /**
+   * RsvdULP (40 bits) of a received untagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the RsvdULP (40 bits) of a received untagged segment
+   */
   public static long rsvdUlp(Ulpdu segment) {
     return ((long) segment.getUnsignedByte(RSVD_ULP_OFFSET) << 32)
         | (segment.getInt(RSVD_ULP_OFFSET + 1) & 0xFFFF_FFFFL);
   }
 
-  /** Queue Number of a received untagged segment. */
+  /**
+   * Queue Number of a received untagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Queue Number of a received untagged segment
+   */
   public static int queueNumber(Ulpdu segment) {
     return segment.getInt(QN_OFFSET);
   }
 
-  /** Message Sequence Number of a received untagged segment. */
+  /**
+   * Message Sequence Number of a received untagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Message Sequence Number of a received untagged segment
+   */
   public static int msn(Ulpdu segment) {
     return segment.getInt(MSN_OFFSET);
   }
 
-  /** Message Offset of a received untagged segment. */
+  /**
+   * Message Offset of a received untagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Message Offset of a received untagged segment
+   */
   public static int messageOffset(Ulpdu segment) {
     return segment.getInt(MO_OFFSET);
   }

@@ -82,6 +82,9 @@ public final class UntaggedReceiveQueue {
    * Posts a receive buffer of one region: the next message on this queue not yet assigned a
    * buffer is placed into {@code target[index, index + length)}.
    *
+   * @param target the buffer to receive into
+   * @param index the first octet of {@code target} to use
+   * @param length the number of octets
    * @param id returned on delivery, so the poster can tell which buffer was consumed
    * @throws IllegalStateException if the queue is full
    * @throws IndexOutOfBoundsException if the region is not inside the buffer's capacity
@@ -109,6 +112,7 @@ public final class UntaggedReceiveQueue {
    * buffers themselves must stay alive until the id is delivered or drained. An empty list posts
    * a zero-length buffer (only a zero-length message fits it).
    *
+   * @param scatter the buffer pieces to receive into, in order
    * @param id returned on delivery, so the poster can tell which buffer was consumed
    * @throws IllegalStateException if the queue is full
    * @throws IllegalArgumentException if the list has more than {@code maxPieces} entries or
@@ -163,12 +167,20 @@ public final class UntaggedReceiveQueue {
     return s >= ids.length ? s - ids.length : s;
   }
 
-  /** The most buffers the queue holds. */
+  /**
+   * The most buffers the queue holds.
+   *
+   * @return the most buffers the queue holds
+   */
   public int capacity() {
     return ids.length;
   }
 
-  /** The most regions one posted buffer may have. */
+  /**
+   * The most regions one posted buffer may have.
+   *
+   * @return the most regions one posted buffer may have
+   */
   public int maxPieces() {
     return maxPieces;
   }
@@ -176,22 +188,38 @@ public final class UntaggedReceiveQueue {
   /**
    * Payload octets this queue has placed into posted buffers so far: a debug counter to show
    * that each received payload octet is copied exactly once.
+   *
+   * @return the number of payload octets this queue has placed into posted buffers so far: a debug
+   *     counter to show that each received payload octet is copied exactly once
    */
   public long placedOctets() {
     return placedOctets;
   }
 
-  /** Buffers posted and not yet consumed (including the one a message in progress fills). */
+  /**
+   * Buffers posted and not yet consumed (including the one a message in progress fills).
+   *
+   * @return the number of buffers posted and not yet consumed (including the one a message in
+   *     progress fills)
+   */
   public int postedCount() {
     return count;
   }
 
-  /** The MSN the next segment must carry: the message in progress's, or the next message's. */
+  /**
+   * The MSN the next segment must carry: the message in progress's, or the next message's.
+   *
+   * @return the MSN the next segment must carry: the message in progress's, or the next message's
+   */
   public int expectedMsn() {
     return expectedMsn;
   }
 
-  /** Whether a message has been partly placed and its L=1 segment has not arrived yet. */
+  /**
+   * Whether a message has been partly placed and its L=1 segment has not arrived yet.
+   *
+   * @return whether a message has been partly placed and its L=1 segment has not arrived yet
+   */
   public boolean messageInProgress() {
     return inProgress;
   }
@@ -216,6 +244,7 @@ public final class UntaggedReceiveQueue {
    * Removes every posted buffer, oldest first, handing each id to {@code sink} (to complete the
    * receives in error when the stream goes down), and forgets any message in progress.
    *
+   * @param sink receives the id of each drained buffer
    * @return how many buffers were drained
    */
   public int drain(LongConsumer sink) {

@@ -40,12 +40,24 @@ public final class EnhancedConnectionData {
   private EnhancedConnectionData() {
   }
 
-  /** The A flag. */
+  /**
+   * The A flag.
+   *
+   * @param buf the buffer
+   * @param offset the index of the enhanced data in {@code buf}
+   * @return the A flag
+   */
   public static boolean peerToPeer(ByteBuf buf, int offset) {
     return (buf.getUnsignedShort(offset + IRD_HALF_OFFSET) & FLAG_A) != 0;
   }
 
-  /** The RTR flags that are set (B, C, D), whatever A says; callers ignore them when A=0. */
+  /**
+   * The RTR flags that are set (B, C, D), whatever A says; callers ignore them when A=0.
+   *
+   * @param buf the buffer
+   * @param offset the index of the enhanced data in {@code buf}
+   * @return the RTR flags that are set (B, C, D), whatever A says; callers ignore them when A=0
+   */
   public static Set<RtrType> rtrTypes(ByteBuf buf, int offset) {
     int irdHalf = buf.getUnsignedShort(offset + IRD_HALF_OFFSET);
     int ordHalf = buf.getUnsignedShort(offset + ORD_HALF_OFFSET);
@@ -59,12 +71,24 @@ public final class EnhancedConnectionData {
     return set;
   }
 
-  /** The 14-bit IRD. */
+  /**
+   * The 14-bit IRD.
+   *
+   * @param buf the buffer
+   * @param offset the index of the enhanced data in {@code buf}
+   * @return the 14-bit IRD
+   */
   public static int ird(ByteBuf buf, int offset) {
     return buf.getUnsignedShort(offset + IRD_HALF_OFFSET) & DEPTH_MASK;
   }
 
-  /** The 14-bit ORD. */
+  /**
+   * The 14-bit ORD.
+   *
+   * @param buf the buffer
+   * @param offset the index of the enhanced data in {@code buf}
+   * @return the 14-bit ORD
+   */
   public static int ord(ByteBuf buf, int offset) {
     return buf.getUnsignedShort(offset + ORD_HALF_OFFSET) & DEPTH_MASK;
   }
@@ -76,6 +100,7 @@ public final class EnhancedConnectionData {
    * @param rtrTypes the B/C/D flags to set
    * @param ird 0..0x3FFF
    * @param ord 0..0x3FFF
+   * @return the four octets as one big-endian int
    */
   public static int encode(boolean peerToPeer, Set<RtrType> rtrTypes, int ird, int ord) {
     checkDepth("IRD", ird);
@@ -96,7 +121,15 @@ public final class EnhancedConnectionData {
     return (irdHalf << 16) | ordHalf;
   }
 
-  /** Writes the four octets at the writer index (see {@link #encode}). */
+  /**
+   * Writes the four octets at the writer index (see {@link #encode}).
+   *
+   * @param out the buffer to append to
+   * @param peerToPeer whether the peer-to-peer model is offered
+   * @param rtrTypes the RTR types offered
+   * @param ird the IRD
+   * @param ord the ORD
+   */
   public static void write(ByteBuf out, boolean peerToPeer, Set<RtrType> rtrTypes, int ird,
       int ord) {
     out.writeInt(encode(peerToPeer, rtrTypes, ird, ord));

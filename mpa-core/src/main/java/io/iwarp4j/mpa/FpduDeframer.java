@@ -111,27 +111,47 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
     this.listener = Objects.requireNonNull(listener, "listener");
   }
 
-  /** Replaces the listener (for example once the upper layer is attached). */
+  /**
+   * Replaces the listener (for example once the upper layer is attached).
+   *
+   * @param listener the listener
+   */
   public void setListener(UlpduListener listener) {
     this.listener = Objects.requireNonNull(listener, "listener");
   }
 
-  /** Octets received since Full Operation began, Markers included. */
+  /**
+   * Octets received since Full Operation began, Markers included.
+   *
+   * @return octets received since Full Operation began, Markers included
+   */
   public long streamPosition() {
     return position;
   }
 
-  /** Number of ULPDUs delivered to the listener. */
+  /**
+   * Number of ULPDUs delivered to the listener.
+   *
+   * @return number of ULPDUs delivered to the listener
+   */
   public long fpdusDelivered() {
     return fpdusDelivered;
   }
 
-  /** Number of times a trickled FPDU's octets were copied into one buffer. */
+  /**
+   * Number of times a trickled FPDU's octets were copied into one buffer.
+   *
+   * @return number of times a trickled FPDU's octets were copied into one buffer
+   */
   public long consolidations() {
     return consolidations;
   }
 
-  /** Number of read buffers currently retained for the FPDU being assembled. */
+  /**
+   * Number of read buffers currently retained for the FPDU being assembled.
+   *
+   * @return number of read buffers currently retained for the FPDU being assembled
+   */
   public int heldBufferCount() {
     return heldCount;
   }
@@ -139,6 +159,9 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
   /**
    * Capacity of everything currently retained for the FPDU being assembled: the held read
    * buffers plus the consolidation buffer. For tests of the memory bound.
+   *
+   * @return the capacity of everything currently retained for the FPDU being assembled: the held
+   *     read buffers plus the consolidation buffer
    */
   public long heldCapacity() {
     long sum = staged == null ? 0 : staged.capacity();
@@ -148,7 +171,11 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
     return sum;
   }
 
-  /** Whether an error was reported (nothing more is delivered). */
+  /**
+   * Whether an error was reported (nothing more is delivered).
+   *
+   * @return whether an error was reported (nothing more is delivered)
+   */
   public boolean isFailed() {
     return failed;
   }

@@ -106,17 +106,29 @@ public final class FpduFramer {
     this.trailers = new TrailerBuffers(ctx);
   }
 
-  /** The largest ULPDU {@link #write} accepts (MULPDU). */
+  /**
+   * The largest ULPDU {@link #write} accepts (MULPDU).
+   *
+   * @return the largest ULPDU {@link #write} accepts (MULPDU)
+   */
   public int maxUlpduLength() {
     return maxUlpduLength;
   }
 
-  /** Octets handed to the transport since Full Operation began, Markers included. */
+  /**
+   * Octets handed to the transport since Full Operation began, Markers included.
+   *
+   * @return octets handed to the transport since Full Operation began, Markers included
+   */
   public long streamPosition() {
     return position;
   }
 
-  /** Whether an FPDU is open: {@link #beginFpdu} was called and {@link #endFpdu} not yet. */
+  /**
+   * Whether an FPDU is open: {@link #beginFpdu} was called and {@link #endFpdu} not yet.
+   *
+   * @return whether an FPDU is open: {@link #beginFpdu} was called and {@link #endFpdu} not yet
+   */
   public boolean isFpduOpen() {
     return open;
   }
@@ -126,6 +138,8 @@ public final class FpduFramer {
    * bytes of {@code payload} (may be null). Takes ownership of both buffers: each is released
    * once, after the socket has taken its bytes. Not flushed.
    *
+   * @param header the ULPDU header
+   * @param payload the payload
    * @throws IllegalArgumentException if the ULPDU is longer than {@link #maxUlpduLength()}
    * @throws IllegalStateException if an FPDU opened with {@link #beginFpdu} is still open
    */
@@ -151,6 +165,8 @@ public final class FpduFramer {
    * {@link #endFpdu}. Writes the ULPDU_Length and the header at once. Takes ownership of
    * {@code header}.
    *
+   * @param header the ULPDU header
+   * @param payloadLength the payload octets that will follow
    * @throws IllegalArgumentException if the ULPDU would exceed {@link #maxUlpduLength()} or
    *     {@code payloadLength} is negative (the header is released)
    * @throws IllegalStateException if another FPDU is still open (the header is released)
@@ -202,6 +218,7 @@ public final class FpduFramer {
    * Adds the readable bytes of {@code piece} to the payload of the open FPDU and writes them.
    * Takes ownership of {@code piece}.
    *
+   * @param piece a payload piece
    * @throws IllegalStateException if no FPDU is open, or the pieces would exceed the payload
    *     length announced in {@link #beginFpdu} (the piece is released; the FPDU stays open)
    */

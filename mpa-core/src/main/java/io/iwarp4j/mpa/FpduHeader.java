@@ -46,40 +46,78 @@ public final class FpduHeader {
   private ByteBuf buf;
   private int offset;
 
-  /** Points this flyweight at the ULPDU_Length field at absolute index {@code offset}. */
+  /**
+   * Points this flyweight at the ULPDU_Length field at absolute index {@code offset}.
+   *
+   * @param buf the buffer
+   * @param offset the index of the header in {@code buf}
+   * @return this flyweight
+   */
   public FpduHeader wrap(ByteBuf buf, int offset) {
     this.buf = buf;
     this.offset = offset;
     return this;
   }
 
-  /** ULPDU_Length: the number of ULPDU octets that follow. */
+  /**
+   * ULPDU_Length: the number of ULPDU octets that follow.
+   *
+   * @return this flyweight
+   */
   public int ulpduLength() {
     return buf.getUnsignedShort(offset + ULPDU_LENGTH_OFFSET);
   }
 
-  /** Sets ULPDU_Length. */
+  /**
+   * Sets ULPDU_Length.
+   *
+   * @param length the ULPDU length
+   * @return this flyweight
+   */
   public FpduHeader ulpduLength(int length) {
     buf.setShort(offset + ULPDU_LENGTH_OFFSET, checkUlpduLength(length));
     return this;
   }
 
-  /** Number of PAD octets after a ULPDU of {@code ulpduLength} octets: {@code (-(L + 2)) & 3}. */
+  /**
+   * Number of PAD octets after a ULPDU of {@code ulpduLength} octets: {@code (-(L + 2)) & 3}.
+   *
+   * @param ulpduLength the ULPDU length in octets
+   * @return number of PAD octets after a ULPDU of {@code ulpduLength} octets: {@code (-(L + 2)) &
+   *     3}
+   */
   public static int padLength(int ulpduLength) {
     return -(ulpduLength + ULPDU_LENGTH_SIZE) & 3;
   }
 
-  /** Octets of an FPDU carrying {@code ulpduLength} ULPDU octets, Markers not counted. */
+  /**
+   * Octets of an FPDU carrying {@code ulpduLength} ULPDU octets, Markers not counted.
+   *
+   * @param ulpduLength the ULPDU length in octets
+   * @return octets of an FPDU carrying {@code ulpduLength} ULPDU octets, Markers not counted
+   */
   public static int fpduLength(int ulpduLength) {
     return ULPDU_LENGTH_SIZE + ulpduLength + padLength(ulpduLength) + CRC_SIZE;
   }
 
-  /** Reads a CRC field (least significant octet first) at absolute index {@code index}. */
+  /**
+   * Reads a CRC field (least significant octet first) at absolute index {@code index}.
+   *
+   * @param buf the buffer
+   * @param index the index of the CRC field
+   * @return the CRC value
+   */
   public static int getCrc(ByteBuf buf, int index) {
     return buf.getIntLE(index);
   }
 
-  /** Appends a CRC field (least significant octet first) holding {@code crc}. */
+  /**
+   * Appends a CRC field (least significant octet first) holding {@code crc}.
+   *
+   * @param buf the buffer
+   * @param crc the CRC32c value
+   * @return {@code buf}
+   */
   public static ByteBuf writeCrc(ByteBuf buf, int crc) {
     return buf.writeIntLE(crc);
   }

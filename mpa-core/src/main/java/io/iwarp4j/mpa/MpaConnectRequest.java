@@ -34,17 +34,29 @@ public final class MpaConnectRequest {
     this.settings = settings;
   }
 
-  /** What the Initiator's Request said: revision, bits, IRD/ORD, RTR flags, private data. */
+  /**
+   * What the Initiator's Request said: revision, bits, IRD/ORD, RTR flags, private data.
+   *
+   * @return what the Initiator's Request said: revision, bits, IRD/ORD, RTR flags, private data
+   */
   public MpaPeerParameters peer() {
     return peer;
   }
 
-  /** The Initiator's address (null when the transport has none). */
+  /**
+   * The Initiator's address (null when the transport has none).
+   *
+   * @return the Initiator's address (null when the transport has none)
+   */
   public SocketAddress remoteAddress() {
     return remoteAddress;
   }
 
-  /** Whether accept or reject has been called. */
+  /**
+   * Whether accept or reject has been called.
+   *
+   * @return whether accept or reject has been called
+   */
   public boolean isDecided() {
     return decided.get();
   }
@@ -69,7 +81,11 @@ public final class MpaConnectRequest {
     decide(ird, ord, privateData, false);
   }
 
-  /** Rejects (R=1) with the settings' IRD/ORD; MPA exits and leaves TCP open to the ULP. */
+  /**
+   * Rejects (R=1) with the settings' IRD/ORD; MPA exits and leaves TCP open to the ULP.
+   *
+   * @param privateData the private data
+   */
   public void reject(byte[] privateData) {
     reject(settings.ird(), settings.ord(), privateData);
   }
@@ -79,6 +95,9 @@ public final class MpaConnectRequest {
    * rejects because the Initiator's IRD is too small can state the ORD it needs
    * (RFC 6581 §9.1). MPA exits and leaves the TCP connection open to the ULP.
    *
+   * @param ird the IRD to state
+   * @param ord the ORD to state
+   * @param privateData the private data
    * @throws IllegalArgumentException when a value is out of range (the request stays undecided)
    * @throws IllegalStateException when already decided
    */

@@ -80,12 +80,20 @@ public final class MpaConnection {
     channel.closeFuture().addListener(f -> releaseBacklog());
   }
 
-  /** What the startup negotiated. */
+  /**
+   * What the startup negotiated.
+   *
+   * @return what the startup negotiated
+   */
   public MpaConnectionInfo info() {
     return info;
   }
 
-  /** The TCP channel. */
+  /**
+   * The TCP channel.
+   *
+   * @return the TCP channel
+   */
   public Channel channel() {
     return channel;
   }
@@ -93,17 +101,28 @@ public final class MpaConnection {
   /**
    * The framer to send ULPDUs with (event loop only; see the class comment for when a
    * Responder may start using it).
+   *
+   * @return the framer to send ULPDUs with (event loop only; see the class comment for when a
+   *     Responder may start using it)
    */
   public FpduFramer framer() {
     return framer;
   }
 
-  /** Whether this end may send FPDUs (RFC 5044 §7.1.2 rule 4). Event loop only. */
+  /**
+   * Whether this end may send FPDUs (RFC 5044 §7.1.2 rule 4). Event loop only.
+   *
+   * @return whether this end may send FPDUs (RFC 5044 §7.1.2 rule 4)
+   */
   public boolean sendEnabled() {
     return sendEnabled;
   }
 
-  /** Completes when this end may send FPDUs; never fails (the channel closing just leaves it). */
+  /**
+   * Completes when this end may send FPDUs; never fails (the channel closing just leaves it).
+   *
+   * @return a future that completes when this end may send FPDUs
+   */
   public Future<Void> sendEnabledFuture() {
     return sendEnabledPromise;
   }
@@ -111,6 +130,8 @@ public final class MpaConnection {
   /**
    * Attaches (or replaces) the upper layer. ULPDUs, errors and the end of input that arrived
    * before are delivered to it first, in order. Callable from any thread.
+   *
+   * @param listener the listener
    */
   public void setListener(UlpduListener listener) {
     Objects.requireNonNull(listener, "listener");
@@ -127,6 +148,7 @@ public final class MpaConnection {
    * (a Responder that has received no FPDU), or has already sent a Terminate, it only closes.
    * Callable from any thread.
    *
+   * @param error the error
    * @return the future of the close
    */
   public ChannelFuture terminate(MpaError error) {
@@ -140,7 +162,11 @@ public final class MpaConnection {
     return promise;
   }
 
-  /** Closes the TCP connection (a FIN at an FPDU boundary: nothing partial is pending). */
+  /**
+   * Closes the TCP connection (a FIN at an FPDU boundary: nothing partial is pending).
+   *
+   * @return the channel's close future
+   */
   public ChannelFuture close() {
     return channel.close();
   }

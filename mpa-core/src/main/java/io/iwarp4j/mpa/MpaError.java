@@ -33,17 +33,30 @@ public enum MpaError {
     this.description = description;
   }
 
-  /** The error code octet of the Terminate message. */
+  /**
+   * The error code octet of the Terminate message.
+   *
+   * @return the error code octet of the Terminate message
+   */
   public int code() {
     return code;
   }
 
-  /** The RFC's name for the error. */
+  /**
+   * The RFC's name for the error.
+   *
+   * @return the RFC's name for the error
+   */
   public String description() {
     return description;
   }
 
-  /** Looks an error up by its code; returns null for an unknown code. */
+  /**
+   * Looks an error up by its code; returns null for an unknown code.
+   *
+   * @param code the Terminate error code
+   * @return the error, or null for an unknown code
+   */
   public static MpaError ofCode(int code) {
     for (MpaError e : values()) {
       if (e.code == code) {

@@ -47,7 +47,11 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
   private MpaPeerParameters request;
   private boolean awaitingReply;
 
-  /** An Initiator that asks for what {@code settings} say. */
+  /**
+   * An Initiator that asks for what {@code settings} say.
+   *
+   * @param settings the MPA settings
+   */
   public MpaInitiatorHandler(MpaSettings settings) {
     super(settings, LOG);
   }

@@ -34,45 +34,84 @@ public final class MpaMarker {
   private ByteBuf buf;
   private int offset;
 
-  /** Points this flyweight at a Marker starting at absolute index {@code offset}. */
+  /**
+   * Points this flyweight at a Marker starting at absolute index {@code offset}.
+   *
+   * @param buf the buffer
+   * @param offset the index of its first octet in {@code buf}
+   * @return this flyweight
+   */
   public MpaMarker wrap(ByteBuf buf, int offset) {
     this.buf = buf;
     this.offset = offset;
     return this;
   }
 
-  /** The RESERVED field (ignored by receivers). */
+  /**
+   * The RESERVED field (ignored by receivers).
+   *
+   * @return the RESERVED field (ignored by receivers)
+   */
   public int reserved() {
     return buf.getUnsignedShort(offset + RESERVED_OFFSET);
   }
 
-  /** FPDUPTR as sent, all 16 bits. */
+  /**
+   * FPDUPTR as sent, all 16 bits.
+   *
+   * @return the FPDUPTR as sent, all 16 bits
+   */
   public int fpduPtr() {
     return buf.getUnsignedShort(offset + FPDUPTR_OFFSET);
   }
 
-  /** FPDUPTR as a receiver interprets it: the two low bits cleared. */
+  /**
+   * FPDUPTR as a receiver interprets it: the two low bits cleared.
+   *
+   * @return the FPDUPTR as a receiver interprets it: the two low bits cleared
+   */
   public int effectiveFpduPtr() {
     return fpduPtr() & FPDUPTR_MASK;
   }
 
-  /** Sets RESERVED to 0 and FPDUPTR to {@code fpduPtr}. */
+  /**
+   * Sets RESERVED to 0 and FPDUPTR to {@code fpduPtr}.
+   *
+   * @param fpduPtr the FPDU pointer
+   * @return this flyweight
+   */
   public MpaMarker set(int fpduPtr) {
     buf.setInt(offset, checkFpduPtr(fpduPtr));
     return this;
   }
 
-  /** Appends a Marker with RESERVED 0 and the given FPDUPTR to {@code buf}. */
+  /**
+   * Appends a Marker with RESERVED 0 and the given FPDUPTR to {@code buf}.
+   *
+   * @param buf the buffer
+   * @param fpduPtr the FPDU pointer
+   * @return {@code buf}
+   */
   public static ByteBuf write(ByteBuf buf, int fpduPtr) {
     return buf.writeInt(checkFpduPtr(fpduPtr));
   }
 
-  /** Whether a Marker starts at stream position {@code pos} (counted from SeqStart). */
+  /**
+   * Whether a Marker starts at stream position {@code pos} (counted from SeqStart).
+   *
+   * @param pos the TCP stream position
+   * @return whether a Marker starts at stream position {@code pos} (counted from SeqStart)
+   */
   public static boolean isMarkerPosition(long pos) {
     return (pos & (INTERVAL - 1)) == 0;
   }
 
-  /** Octets from {@code pos} to the next Marker position; 0 when a Marker is due at pos. */
+  /**
+   * Octets from {@code pos} to the next Marker position; 0 when a Marker is due at pos.
+   *
+   * @param pos the TCP stream position
+   * @return octets from {@code pos} to the next Marker position; 0 when a Marker is due at pos
+   */
   public static int octetsToNextMarker(long pos) {
     return (int) (-pos & (INTERVAL - 1));
   }

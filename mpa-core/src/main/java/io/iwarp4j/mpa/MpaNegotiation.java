@@ -42,7 +42,12 @@ public final class MpaNegotiation {
   private MpaNegotiation() {
   }
 
-  /** The contents of the Request an Initiator with these settings sends (R=0). */
+  /**
+   * The contents of the Request an Initiator with these settings sends (R=0).
+   *
+   * @param settings the MPA settings
+   * @return the contents of the Request an Initiator with these settings sends (R=0)
+   */
   public static MpaPeerParameters request(MpaSettings settings) {
     boolean enhanced = settings.enhancedInUse();
     boolean p2p = enhanced && settings.peerToPeer();
@@ -60,6 +65,7 @@ public final class MpaNegotiation {
    * @param ord the ORD the ULP accepts with, 0..0x3FFF
    * @param ulpPrivateData the ULP private data to return
    * @param reject whether the Reply rejects (R=1)
+   * @return the contents of the Reply a Responder sends to {@code request}
    * @throws IllegalArgumentException when an argument is out of range or the private data does
    *     not fit (508 octets for an enhanced Reply, 512 otherwise)
    */
@@ -123,6 +129,8 @@ public final class MpaNegotiation {
    * @param rtr the RTR the Initiator sent, null when not peer-to-peer
    * @param emss the effective MSS of the connection
    * @param maxUlpduCap the settings' cap on the ULPDU length, 0 for none
+   * @return what a Responder agreed on once its accepting Reply is out (and, in the peer-to-peer
+   *     model, the RTR has arrived)
    */
   public static MpaConnectionInfo responderInfo(MpaPeerParameters request,
       MpaPeerParameters reply, int acceptIrd, int acceptOrd, RtrType rtr, int emss,
@@ -148,6 +156,7 @@ public final class MpaNegotiation {
    * @param reply the decoded Reply
    * @param settings this end's settings
    * @param emss the effective MSS of the connection
+   * @return the outcome: ESTABLISHED with the connection info, or the error and reason
    */
   public static ReplyOutcome evaluateReply(MpaPeerParameters request, MpaPeerParameters reply,
       MpaSettings settings, int emss) {
@@ -205,6 +214,12 @@ public final class MpaNegotiation {
   /**
    * The RTR an Initiator sends: among the Responder's flags that it offered, WRITE, then READ
    * (only if the Responder's IRD admits one Read), then SEND. Null when none qualifies.
+   *
+   * @param responderFlags the RTR types the Responder accepts
+   * @param offered the RTR types the Initiator offered
+   * @param responderIrd the Responder's IRD
+   * @return the RTR an Initiator sends: among the Responder's flags that it offered, WRITE, then
+   *     READ (only if the Responder's IRD admits one Read), then SEND
    */
   public static RtrType chooseRtr(Set<RtrType> responderFlags, Set<RtrType> offered,
       int responderIrd) {
@@ -223,6 +238,12 @@ public final class MpaNegotiation {
   /**
    * MULPDU for the send direction: {@link Mulpdu#of} for the EMSS and Marker setting, capped by
    * {@code cap} when it is not 0.
+   *
+   * @param emss the effective MSS
+   * @param markersOut whether this end inserts Markers
+   * @param cap an upper bound set by the settings
+   * @return the MULPDU for the send direction: {@link Mulpdu#of} for the EMSS and Marker setting,
+   *     capped by {@code cap} when it is not 0
    */
   public static int maxUlpduLength(int emss, boolean markersOut, int cap) {
     int m = Mulpdu.of(emss, markersOut);
@@ -270,17 +291,29 @@ public final class MpaNegotiation {
       this.info = info;
     }
 
-    /** The conclusion. */
+    /**
+     * The conclusion.
+     *
+     * @return the conclusion
+     */
     public Kind kind() {
       return kind;
     }
 
-    /** The MPA error for MALFORMED and TERMINATE, else null. */
+    /**
+     * The MPA error for MALFORMED and TERMINATE, else null.
+     *
+     * @return the MPA error for MALFORMED and TERMINATE, else null
+     */
     public MpaError error() {
       return error;
     }
 
-    /** Why, for anything but ESTABLISHED. */
+    /**
+     * Why, for anything but ESTABLISHED.
+     *
+     * @return why, for anything but ESTABLISHED
+     */
     public String reason() {
       return reason;
     }
@@ -288,6 +321,9 @@ public final class MpaNegotiation {
     /**
      * The negotiated parameters for ESTABLISHED, and for TERMINATE (the Terminate is framed
      * with its CRC and Marker settings); null otherwise.
+     *
+     * @return the negotiated parameters for ESTABLISHED, and for TERMINATE (the Terminate is framed
+     *     with its CRC and Marker settings); null otherwise
      */
     public MpaConnectionInfo info() {
       return info;

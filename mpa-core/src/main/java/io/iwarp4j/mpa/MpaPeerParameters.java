@@ -52,57 +52,101 @@ public final class MpaPeerParameters {
     this.privateData = privateData.clone();
   }
 
-  /** The Rev field. */
+  /**
+   * The Rev field.
+   *
+   * @return the Rev field
+   */
   public int revision() {
     return revision;
   }
 
-  /** The M bit. */
+  /**
+   * The M bit.
+   *
+   * @return the M bit
+   */
   public boolean markers() {
     return markers;
   }
 
-  /** The C bit. */
+  /**
+   * The C bit.
+   *
+   * @return the C bit
+   */
   public boolean crc() {
     return crc;
   }
 
-  /** The R bit (Reply only). */
+  /**
+   * The R bit (Reply only).
+   *
+   * @return the R bit (Reply only)
+   */
   public boolean rejected() {
     return rejected;
   }
 
-  /** The S bit: whether enhanced connection data was present. */
+  /**
+   * The S bit: whether enhanced connection data was present.
+   *
+   * @return the S bit: whether enhanced connection data was present
+   */
   public boolean enhanced() {
     return enhanced;
   }
 
-  /** The A flag (enhanced only). */
+  /**
+   * The A flag (enhanced only).
+   *
+   * @return the A flag (enhanced only)
+   */
   public boolean peerToPeer() {
     return peerToPeer;
   }
 
-  /** The B/C/D flags that were set (empty unless enhanced and A=1). */
+  /**
+   * The B/C/D flags that were set (empty unless enhanced and A=1).
+   *
+   * @return the B/C/D flags that were set (empty unless enhanced and A=1)
+   */
   public Set<RtrType> rtrTypes() {
     return rtrTypes;
   }
 
-  /** The peer's IRD, or -1 when the frame carried no enhanced data. */
+  /**
+   * The peer's IRD, or -1 when the frame carried no enhanced data.
+   *
+   * @return the peer's IRD, or -1 when the frame carried no enhanced data
+   */
   public int ird() {
     return ird;
   }
 
-  /** The peer's ORD, or -1 when the frame carried no enhanced data. */
+  /**
+   * The peer's ORD, or -1 when the frame carried no enhanced data.
+   *
+   * @return the peer's ORD, or -1 when the frame carried no enhanced data
+   */
   public int ord() {
     return ord;
   }
 
-  /** The ULP private data (after the enhanced data), a copy. */
+  /**
+   * The ULP private data (after the enhanced data), a copy.
+   *
+   * @return the ULP private data (after the enhanced data), a copy
+   */
   public byte[] privateData() {
     return privateData.clone();
   }
 
-  /** Length of the ULP private data. */
+  /**
+   * Length of the ULP private data.
+   *
+   * @return the length of the ULP private data
+   */
   public int privateDataLength() {
     return privateData.length;
   }

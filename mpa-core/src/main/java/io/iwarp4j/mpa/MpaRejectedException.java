@@ -11,9 +11,14 @@ public final class MpaRejectedException extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final transient MpaPeerParameters peer;
+  /** Whether this end's ULP rejected (Responder side) rather than the peer. */
   private final boolean rejectedLocally;
 
-  /** The Responder rejected: {@code peer} is its Reply. */
+  /**
+   * The Responder rejected: {@code peer} is its Reply.
+   *
+   * @param peer the Responder's rejecting Reply
+   */
   public MpaRejectedException(MpaPeerParameters peer) {
     this(peer, false);
   }
@@ -33,12 +38,20 @@ public final class MpaRejectedException extends Exception {
     this.rejectedLocally = rejectedLocally;
   }
 
-  /** What the peer sent: the rejecting Reply, or (rejected locally) the Request. */
+  /**
+   * What the peer sent: the rejecting Reply, or (rejected locally) the Request.
+   *
+   * @return what the peer sent: the rejecting Reply, or (rejected locally) the Request
+   */
   public MpaPeerParameters peer() {
     return peer;
   }
 
-  /** Whether this end's ULP rejected (Responder side) rather than the peer. */
+  /**
+   * Whether this end's ULP rejected (Responder side) rather than the peer.
+   *
+   * @return whether this end's ULP rejected (Responder side) rather than the peer
+   */
   public boolean rejectedLocally() {
     return rejectedLocally;
   }

@@ -52,12 +52,17 @@ public final class MpaResponderHandler extends MpaStartupHandler {
   private FpduFramer framer;
   private ChannelHandlerContext deframerCtx;
 
-  /** A Responder that asks the ULP through an {@link MpaConnectRequest} user event. */
+  /**
+   * A Responder that asks the ULP through an {@link MpaConnectRequest} user event.
+   *
+   * @param settings the MPA settings
+   */
   public MpaResponderHandler(MpaSettings settings) {
     this(settings, false);
   }
 
   /**
+   * @param settings the MPA settings
    * @param autoAccept true to accept every well-formed Request with the settings' IRD, ORD and
    *     private data without firing an {@link MpaConnectRequest}
    */

@@ -58,16 +58,29 @@ public final class MpaSettings {
     this.maxUlpduLength = b.maxUlpduLength;
   }
 
-  /** The defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16. */
+  /**
+   * The defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16.
+   *
+   * @return the defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16
+   */
   public static MpaSettings defaults() {
     return DEFAULTS;
   }
 
+  /**
+   * A builder holding the defaults.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder that starts from these settings. */
+  /**
+   * A builder that starts from these settings.
+   *
+   * @return a builder that starts from these settings
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.revision = revision;
@@ -86,27 +99,47 @@ public final class MpaSettings {
     return b;
   }
 
-  /** MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581). */
+  /**
+   * MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581).
+   *
+   * @return the MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581)
+   */
   public int revision() {
     return revision;
   }
 
-  /** Whether the S bit and the 4 octets of enhanced connection data are sent (Rev 2 only). */
+  /**
+   * Whether the S bit and the 4 octets of enhanced connection data are sent (Rev 2 only).
+   *
+   * @return whether the S bit and the 4 octets of enhanced connection data are sent (Rev 2 only)
+   */
   public boolean enhanced() {
     return enhanced;
   }
 
-  /** The C bit: whether this end asks for CRC32c (RFC 5044 §4.4; MUST default to on). */
+  /**
+   * The C bit: whether this end asks for CRC32c (RFC 5044 §4.4; MUST default to on).
+   *
+   * @return the C bit: whether this end asks for CRC32c (RFC 5044 §4.4; MUST default to on)
+   */
   public boolean crc() {
     return crc;
   }
 
-  /** The M bit: whether this end asks the peer to insert Markers in what it sends us. */
+  /**
+   * The M bit: whether this end asks the peer to insert Markers in what it sends us.
+   *
+   * @return the M bit: whether this end asks the peer to insert Markers in what it sends us
+   */
   public boolean markers() {
     return markers;
   }
 
-  /** The A flag: peer-to-peer model with an RTR indication (RFC 6581 §9.2). */
+  /**
+   * The A flag: peer-to-peer model with an RTR indication (RFC 6581 §9.2).
+   *
+   * @return the A flag: peer-to-peer model with an RTR indication (RFC 6581 §9.2)
+   */
   public boolean peerToPeer() {
     return peerToPeer;
   }
@@ -114,57 +147,101 @@ public final class MpaSettings {
   /**
    * RTR indications this end can use: offered by an Initiator (when peer-to-peer), supported by
    * a Responder. Never empty.
+   *
+   * @return the RTR indications this end can use: offered by an Initiator (when peer-to-peer),
+   *     supported by a Responder
    */
   public Set<RtrType> rtrTypes() {
     return rtrTypes;
   }
 
-  /** Inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation). */
+  /**
+   * Inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation).
+   *
+   * @return the inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation)
+   */
   public int ird() {
     return ird;
   }
 
-  /** Outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation). */
+  /**
+   * Outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation).
+   *
+   * @return the outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation)
+   */
   public int ord() {
     return ord;
   }
 
-  /** ULP private data carried after the enhanced data (a copy). */
+  /**
+   * ULP private data carried after the enhanced data (a copy).
+   *
+   * @return this builder
+   */
   public byte[] privateData() {
     return privateData.clone();
   }
 
-  /** Length of the ULP private data. */
+  /**
+   * Length of the ULP private data.
+   *
+   * @return the length of the ULP private data
+   */
   public int privateDataLength() {
     return privateData.length;
   }
 
-  /** How long a Responder waits for the MPA Request (siw: 5 s). */
+  /**
+   * How long a Responder waits for the MPA Request (siw: 5 s).
+   *
+   * @return how long a Responder waits for the MPA Request (siw: 5 s)
+   */
   public Duration requestTimeout() {
     return requestTimeout;
   }
 
-  /** How long an Initiator waits for the MPA Reply (siw: 10 s). */
+  /**
+   * How long an Initiator waits for the MPA Reply (siw: 10 s).
+   *
+   * @return how long an Initiator waits for the MPA Reply (siw: 10 s)
+   */
   public Duration replyTimeout() {
     return replyTimeout;
   }
 
-  /** Effective MSS to size FPDUs by; 0 = read it from the socket where possible. */
+  /**
+   * Effective MSS to size FPDUs by; 0 = read it from the socket where possible.
+   *
+   * @return the effective MSS to size FPDUs by; 0 = read it from the socket where possible
+   */
   public int emss() {
     return emss;
   }
 
-  /** Upper bound on the ULPDU length this end sends; 0 = derived from the EMSS only. */
+  /**
+   * Upper bound on the ULPDU length this end sends; 0 = derived from the EMSS only.
+   *
+   * @return the upper bound on the ULPDU length this end sends; 0 = derived from the EMSS only
+   */
   public int maxUlpduLength() {
     return maxUlpduLength;
   }
 
-  /** Private Data octets a startup frame with these settings carries, enhanced data included. */
+  /**
+   * Private Data octets a startup frame with these settings carries, enhanced data included.
+   *
+   * @return the number of Private Data octets a startup frame with these settings carries, enhanced
+   *     data included
+   */
   public int startupPrivateDataLength() {
     return (enhancedInUse() ? ENHANCED_DATA_LENGTH : 0) + privateData.length;
   }
 
-  /** Whether the frames carry RFC 6581 enhanced data (Rev 2 and S). */
+  /**
+   * Whether the frames carry RFC 6581 enhanced data (Rev 2 and S).
+   *
+   * @return whether the frames carry RFC 6581 enhanced data (Rev 2 and S)
+   */
   public boolean enhancedInUse() {
     return revision >= 2 && enhanced;
   }
@@ -197,6 +274,13 @@ public final class MpaSettings {
     private Builder() {
     }
 
+    /**
+     * Sets the MPA revision sent (default 2).
+     *
+     * @param revision 1 (RFC 5044) or 2 (RFC 6581)
+     * @return this builder
+     * @throws IllegalArgumentException for any other value
+     */
     public Builder revision(int revision) {
       if (revision != 1 && revision != 2) {
         throw new IllegalArgumentException("MPA revision must be 1 or 2, not " + revision);
@@ -205,26 +289,58 @@ public final class MpaSettings {
       return this;
     }
 
+    /**
+     * Sets whether RFC 6581 enhanced data (the S bit, IRD/ORD) is sent with Rev 2 (default true).
+     *
+     * @param enhanced true to send enhanced data
+     * @return this builder
+     */
     public Builder enhanced(boolean enhanced) {
       this.enhanced = enhanced;
       return this;
     }
 
+    /**
+     * Sets whether this end asks for CRC32c (the C bit; default true).
+     *
+     * @param crc true to ask for CRC
+     * @return this builder
+     */
     public Builder crc(boolean crc) {
       this.crc = crc;
       return this;
     }
 
+    /**
+     * Sets whether this end asks for Markers (the M bit; default false).
+     *
+     * @param markers true to ask for Markers
+     * @return this builder
+     */
     public Builder markers(boolean markers) {
       this.markers = markers;
       return this;
     }
 
+    /**
+     * Sets the RFC 6581 peer-to-peer model (an RTR from the Initiator) instead of client-server
+     * (default false); needs revision 2 with enhanced data, which {@link #build()} checks.
+     *
+     * @param peerToPeer true for peer-to-peer
+     * @return this builder
+     */
     public Builder peerToPeer(boolean peerToPeer) {
       this.peerToPeer = peerToPeer;
       return this;
     }
 
+    /**
+     * Sets the RTR indications this end can use (default all three).
+     *
+     * @param types at least one RTR type; copied
+     * @return this builder
+     * @throws IllegalArgumentException if empty
+     */
     public Builder rtrTypes(Set<RtrType> types) {
       Objects.requireNonNull(types, "types");
       if (types.isEmpty()) {
@@ -234,15 +350,36 @@ public final class MpaSettings {
       return this;
     }
 
+    /**
+     * Sets the RTR indications this end can use.
+     *
+     * @param first one RTR type
+     * @param rest more RTR types
+     * @return this builder
+     */
     public Builder rtrTypes(RtrType first, RtrType... rest) {
       return rtrTypes(EnumSet.of(first, rest));
     }
 
+    /**
+     * Sets the inbound RDMA Read/Atomic queue depth stated in enhanced data (default 16).
+     *
+     * @param ird 0..0x3FFF (0x3FFF = no negotiation)
+     * @return this builder
+     * @throws IllegalArgumentException when out of range
+     */
     public Builder ird(int ird) {
       this.ird = checkIrdOrd("IRD", ird);
       return this;
     }
 
+    /**
+     * Sets the outbound RDMA Read/Atomic queue depth stated in enhanced data (default 16).
+     *
+     * @param ord 0..0x3FFF (0x3FFF = no negotiation)
+     * @return this builder
+     * @throws IllegalArgumentException when out of range
+     */
     public Builder ord(int ord) {
       this.ord = checkIrdOrd("ORD", ord);
       return this;
@@ -251,6 +388,9 @@ public final class MpaSettings {
     /**
      * ULP private data for the startup frame: with enhanced data at most 508 octets, otherwise
      * 512 (RFC 5044 §7.1.1). Linux siw, iw_cm and Chelsio refuse more than 256 octets in all.
+     *
+     * @param data the private data; copied
+     * @return this builder
      */
     public Builder privateData(byte[] data) {
       Objects.requireNonNull(data, "data");
@@ -258,16 +398,38 @@ public final class MpaSettings {
       return this;
     }
 
+    /**
+     * Sets how long a Responder waits for the MPA Request (default 5 s).
+     *
+     * @param timeout positive
+     * @return this builder
+     * @throws IllegalArgumentException when zero or negative
+     */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = checkTimeout("requestTimeout", timeout);
       return this;
     }
 
+    /**
+     * Sets how long an Initiator waits for the MPA Reply (default 10 s).
+     *
+     * @param timeout positive
+     * @return this builder
+     * @throws IllegalArgumentException when zero or negative
+     */
     public Builder replyTimeout(Duration timeout) {
       this.replyTimeout = checkTimeout("replyTimeout", timeout);
       return this;
     }
 
+    /**
+     * Sets the effective MSS to size FPDUs by (default 0: read it from the socket where
+     * possible).
+     *
+     * @param emss 0, or 64..65535
+     * @return this builder
+     * @throws IllegalArgumentException when out of range
+     */
     public Builder emss(int emss) {
       if (emss != 0 && (emss < 64 || emss > 65535)) {
         throw new IllegalArgumentException("EMSS must be 0 (automatic) or 64..65535, not " + emss);
@@ -276,6 +438,13 @@ public final class MpaSettings {
       return this;
     }
 
+    /**
+     * Sets an upper bound on the ULPDU length this end sends (default 0: from the EMSS only).
+     *
+     * @param length 0, or 64..65535
+     * @return this builder
+     * @throws IllegalArgumentException when out of range
+     */
     public Builder maxUlpduLength(int length) {
       if (length != 0 && (length < 64 || length > 65535)) {
         throw new IllegalArgumentException(
@@ -285,6 +454,13 @@ public final class MpaSettings {
       return this;
     }
 
+    /**
+     * Builds the settings.
+     *
+     * @return the settings
+     * @throws IllegalArgumentException when the private data does not fit the startup frame, or
+     *     peer-to-peer mode is asked for without revision 2 and enhanced data
+     */
     public MpaSettings build() {
       int pd = (revision >= 2 && enhanced ? ENHANCED_DATA_LENGTH : 0) + privateData.length;
       if (pd > MAX_PRIVATE_DATA) {

@@ -84,14 +84,24 @@ public final class MpaStartupFrame {
   private ByteBuf buf;
   private int offset;
 
-  /** Points this flyweight at the frame starting at absolute index {@code offset} of buf. */
+  /**
+   * Points this flyweight at the frame starting at absolute index {@code offset} of buf.
+   *
+   * @param buf the buffer
+   * @param offset the index of the frame in {@code buf}
+   * @return this flyweight
+   */
   public MpaStartupFrame wrap(ByteBuf buf, int offset) {
     this.buf = Objects.requireNonNull(buf, "buf");
     this.offset = offset;
     return this;
   }
 
-  /** The kind the 16 key octets name (all 16 are compared). */
+  /**
+   * The kind the 16 key octets name (all 16 are compared).
+   *
+   * @return the kind the 16 key octets name (all 16 are compared)
+   */
   public Kind kind() {
     if (keyEquals(REQUEST_KEY)) {
       return Kind.REQUEST;
@@ -111,27 +121,47 @@ public final class MpaStartupFrame {
     return true;
   }
 
-  /** The whole flags octet, reserved bits included. */
+  /**
+   * The whole flags octet, reserved bits included.
+   *
+   * @return the whole flags octet, reserved bits included
+   */
   public int flags() {
     return buf.getUnsignedByte(offset + FLAGS_OFFSET);
   }
 
-  /** The M bit. */
+  /**
+   * The M bit.
+   *
+   * @return the M bit
+   */
   public boolean markers() {
     return (flags() & FLAG_M) != 0;
   }
 
-  /** The C bit. */
+  /**
+   * The C bit.
+   *
+   * @return the C bit
+   */
   public boolean crc() {
     return (flags() & FLAG_C) != 0;
   }
 
-  /** The R bit. */
+  /**
+   * The R bit.
+   *
+   * @return the R bit
+   */
   public boolean rejected() {
     return (flags() & FLAG_R) != 0;
   }
 
-  /** The raw S bit; it only means something with Rev &ge; 2 (see {@link #enhanced()}). */
+  /**
+   * The raw S bit; it only means something with Rev &ge; 2 (see {@link #enhanced()}).
+   *
+   * @return the raw S bit; it only means something with Rev &ge; 2 (see {@link #enhanced()})
+   */
   public boolean sBit() {
     return (flags() & FLAG_S) != 0;
   }
@@ -139,22 +169,36 @@ public final class MpaStartupFrame {
   /**
    * Whether the Private Data starts with enhanced connection data: Rev &ge; 2 and S=1. With
    * Rev 1 the bit is one of RFC 5044's reserved bits and is ignored.
+   *
+   * @return whether the Private Data starts with enhanced connection data: Rev &ge; 2 and S=1
    */
   public boolean enhanced() {
     return revision() >= 2 && sBit();
   }
 
-  /** The Rev field. */
+  /**
+   * The Rev field.
+   *
+   * @return the Rev field
+   */
   public int revision() {
     return buf.getUnsignedByte(offset + REVISION_OFFSET);
   }
 
-  /** The PD_Length field. */
+  /**
+   * The PD_Length field.
+   *
+   * @return the PD_Length field
+   */
   public int privateDataLength() {
     return buf.getUnsignedShort(offset + PD_LENGTH_OFFSET);
   }
 
-  /** Length of the whole frame as PD_Length declares it. */
+  /**
+   * Length of the whole frame as PD_Length declares it.
+   *
+   * @return the length of the whole frame as PD_Length declares it
+   */
   public int frameLength() {
     return HEADER_LENGTH + privateDataLength();
   }
@@ -165,6 +209,7 @@ public final class MpaStartupFrame {
    * improperly formatted. Res bits are not looked at.
    *
    * @param expected the kind this end is waiting for
+   * @return null when the header is acceptable, else the reason
    */
   public String checkHeader(Kind expected) {
     Kind kind = kind();
@@ -211,6 +256,8 @@ public final class MpaStartupFrame {
    * Decodes a whole frame (header and PD_Length octets of Private Data must be readable at the
    * wrapped offset). With S=1 (and Rev &ge; 2) the enhanced data is split off; B/C/D are ignored
    * when A=0 (RFC 6581 §9.2). Call {@link #checkHeader} first.
+   *
+   * @return the decoded parameters
    */
   public MpaPeerParameters decode() {
     int pd = privateDataLength();
@@ -237,6 +284,7 @@ public final class MpaStartupFrame {
   /**
    * Writes the 20-octet header at the writer index.
    *
+   * @param out the buffer to append to
    * @param kind REQUEST or REPLY
    * @param flags any of {@link #FLAG_M}, {@link #FLAG_C}, {@link #FLAG_R}, {@link #FLAG_S}
    * @param revision the Rev field
@@ -270,6 +318,9 @@ public final class MpaStartupFrame {
    * Writes a whole frame: header, the enhanced connection data when {@code frame.enhanced()},
    * then the ULP private data. R is written only for a Reply.
    *
+   * @param out the buffer to append to
+   * @param kind Request or Reply
+   * @param frame what the frame says
    * @return the number of octets written
    */
   public static int encode(ByteBuf out, Kind kind, MpaPeerParameters frame) {

@@ -62,6 +62,8 @@ abstract class MpaStartupHandler extends ChannelInboundHandlerAdapter {
    * Completes with the connection in Full Operation, or fails with an {@link MpaException}
    * (the channel is then closed) or an {@link MpaRejectedException} (the channel is left open
    * to the caller). Listeners run on the channel's event loop.
+   *
+   * @return the handshake future
    */
   public Future<MpaConnection> handshakeFuture() {
     return promise;

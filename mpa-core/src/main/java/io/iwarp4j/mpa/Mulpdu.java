@@ -22,7 +22,13 @@ public final class Mulpdu {
   private Mulpdu() {
   }
 
-  /** MULPDU for an outgoing direction with the given EMSS and Marker setting. */
+  /**
+   * MULPDU for an outgoing direction with the given EMSS and Marker setting.
+   *
+   * @param emss the effective MSS
+   * @param markers whether Markers are inserted
+   * @return the MULPDU for an outgoing direction with the given EMSS and Marker setting
+   */
   public static int of(int emss, boolean markers) {
     if (emss < 64) {
       throw new IllegalArgumentException("EMSS " + emss + " is too small for MPA");

@@ -102,7 +102,12 @@ public final class RtrFrames {
   private RtrFrames() {
   }
 
-  /** Length of the RTR ULPDU of {@code type}. */
+  /**
+   * Length of the RTR ULPDU of {@code type}.
+   *
+   * @param type the RTR type
+   * @return the length in octets
+   */
   public static int length(RtrType type) {
     switch (type) {
       case SEND:
@@ -116,7 +121,13 @@ public final class RtrFrames {
     }
   }
 
-  /** Writes the RTR ULPDU of {@code type} at the writer index; returns its length. */
+  /**
+   * Writes the RTR ULPDU of {@code type} at the writer index; returns its length.
+   *
+   * @param out the buffer to append to
+   * @param type the RTR type
+   * @return the number of octets written
+   */
   public static int write(ByteBuf out, RtrType type) {
     switch (type) {
       case SEND:
@@ -130,7 +141,12 @@ public final class RtrFrames {
     }
   }
 
-  /** Zero-length Send: {@code 41 43 00000000 00000000 00000001 00000000}. */
+  /**
+   * Zero-length Send: {@code 41 43 00000000 00000000 00000001 00000000}.
+   *
+   * @param out the buffer to append to
+   * @return the number of octets written
+   */
   public static int writeSend(ByteBuf out) {
     out.writeByte(UNTAGGED_LAST);
     out.writeByte(RDMAP_V1 | OP_SEND);
@@ -141,7 +157,12 @@ public final class RtrFrames {
     return SEND_LENGTH;
   }
 
-  /** Zero-length RDMA Write: {@code c1 40 00000000 0000000000000000}. */
+  /**
+   * Zero-length RDMA Write: {@code c1 40 00000000 0000000000000000}.
+   *
+   * @param out the buffer to append to
+   * @return the number of octets written
+   */
   public static int writeWrite(ByteBuf out) {
     out.writeByte(TAGGED_LAST);
     out.writeByte(RDMAP_V1 | OP_WRITE);
@@ -150,7 +171,12 @@ public final class RtrFrames {
     return WRITE_LENGTH;
   }
 
-  /** Zero-length Read Request on QN 1, MSN 1, with an all-zero Read Request header. */
+  /**
+   * Zero-length Read Request on QN 1, MSN 1, with an all-zero Read Request header.
+   *
+   * @param out the buffer to append to
+   * @return the number of octets written
+   */
   public static int writeReadRequest(ByteBuf out) {
     out.writeByte(UNTAGGED_LAST);
     out.writeByte(RDMAP_V1 | OP_READ_REQUEST);
@@ -162,7 +188,14 @@ public final class RtrFrames {
     return READ_REQUEST_LENGTH;
   }
 
-  /** Zero-length Read Response tagged to the request's Data Sink STag and Tagged Offset. */
+  /**
+   * Zero-length Read Response tagged to the request's Data Sink STag and Tagged Offset.
+   *
+   * @param out the buffer to append to
+   * @param sinkStag the Data Sink STag
+   * @param sinkTo the Data Sink tagged offset
+   * @return the number of octets written
+   */
   public static int writeReadResponse(ByteBuf out, int sinkStag, long sinkTo) {
     out.writeByte(TAGGED_LAST);
     out.writeByte(RDMAP_V1 | OP_READ_RESPONSE);
@@ -174,6 +207,10 @@ public final class RtrFrames {
   /**
    * Which RTR the ULPDU is, exactly: length, T/L/DV, RDMAP version and opcode, QN/MSN/MO for the
    * untagged ones, and a Read size of 0. Null when it is none of them.
+   *
+   * @param u the ULPDU
+   * @return which RTR the ULPDU is, exactly: length, T/L/DV, RDMAP version and opcode, QN/MSN/MO
+   *     for the untagged ones, and a Read size of 0
    */
   public static RtrType match(Ulpdu u) {
     int len = u.length();
@@ -200,7 +237,12 @@ public final class RtrFrames {
     return null;
   }
 
-  /** Whether the ULPDU is a zero-length RDMA Read Response (the answer to a Read RTR). */
+  /**
+   * Whether the ULPDU is a zero-length RDMA Read Response (the answer to a Read RTR).
+   *
+   * @param u the ULPDU
+   * @return whether the ULPDU is a zero-length RDMA Read Response (the answer to a Read RTR)
+   */
   public static boolean isZeroLengthReadResponse(Ulpdu u) {
     return u.length() == READ_RESPONSE_LENGTH
         && (u.getUnsignedByte(DDP_CONTROL_OFFSET) & DDP_CHECK_MASK) == TAGGED_LAST

@@ -21,12 +21,19 @@ public enum RtrType {
   /**
    * The flag's mask within its 16-bit half of the enhanced data: B lives in the IRD half,
    * C and D in the ORD half (RFC 6581 §9).
+   *
+   * @return the flag's mask within its 16-bit half of the enhanced data: B lives in the IRD half, C
+   *     and D in the ORD half (RFC 6581 §9)
    */
   public int flagMask() {
     return flagMask;
   }
 
-  /** True when the flag lives in the first (IRD) 16-bit half. */
+  /**
+   * True when the flag lives in the first (IRD) 16-bit half.
+   *
+   * @return true when the flag lives in the first (IRD) 16-bit half
+   */
   public boolean inIrdHalf() {
     return this == SEND;
   }

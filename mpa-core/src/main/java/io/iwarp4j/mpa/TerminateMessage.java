@@ -99,7 +99,14 @@ public final class TerminateMessage {
   private int offset;
   private int length;
 
-  /** Points this flyweight at the {@code length}-octet ULPDU at absolute index offset. */
+  /**
+   * Points this flyweight at the {@code length}-octet ULPDU at absolute index offset.
+   *
+   * @param buf the buffer holding the segment
+   * @param offset the index of its first octet in {@code buf}
+   * @param length the number of octets available
+   * @return this flyweight
+   */
   public TerminateMessage wrap(ByteBuf buf, int offset, int length) {
     this.buf = Objects.requireNonNull(buf, "buf");
     this.offset = offset;
@@ -110,6 +117,10 @@ public final class TerminateMessage {
   /**
    * Null when the wrapped ULPDU is a well-formed Terminate (untagged, L=1, DV=1, RV=1, opcode 7,
    * QN 2, MO 0, and long enough for the headers its D and R bits announce), else the reason.
+   *
+   * @return null when the wrapped ULPDU is a well-formed Terminate (untagged, L=1, DV=1, RV=1,
+   *     opcode 7, QN 2, MO 0, and long enough for the headers its D and R bits announce), else the
+   *     reason
    */
   public String check() {
     if (length < MIN_LENGTH) {
@@ -139,7 +150,11 @@ public final class TerminateMessage {
     return null;
   }
 
-  /** The length the HdrCt bits (and the terminated DDP header's T bit) imply. */
+  /**
+   * The length the HdrCt bits (and the terminated DDP header's T bit) imply.
+   *
+   * @return the length the HdrCt bits (and the terminated DDP header's T bit) imply
+   */
   public int expectedLength() {
     int n = MIN_LENGTH;
     if (ddpHeaderIncluded()) {
@@ -151,66 +166,114 @@ public final class TerminateMessage {
     return n;
   }
 
-  /** The QN field. */
+  /**
+   * The QN field.
+   *
+   * @return the QN field
+   */
   public int queueNumber() {
     return buf.getInt(offset + QN_OFFSET);
   }
 
-  /** The MSN field. */
+  /**
+   * The MSN field.
+   *
+   * @return the MSN field
+   */
   public int msn() {
     return buf.getInt(offset + MSN_OFFSET);
   }
 
-  /** The Layer nibble. */
+  /**
+   * The Layer nibble.
+   *
+   * @return the Layer nibble
+   */
   public int layer() {
     return buf.getUnsignedByte(offset + TERMINATE_CONTROL_OFFSET) >> 4;
   }
 
-  /** The EType nibble. */
+  /**
+   * The EType nibble.
+   *
+   * @return the EType nibble
+   */
   public int errorType() {
     return buf.getUnsignedByte(offset + TERMINATE_CONTROL_OFFSET) & 0x0F;
   }
 
-  /** The Error Code octet. */
+  /**
+   * The Error Code octet.
+   *
+   * @return the Error Code octet
+   */
   public int errorCode() {
     return buf.getUnsignedByte(offset + ERROR_CODE_OFFSET);
   }
 
-  /** The M bit. */
+  /**
+   * The M bit.
+   *
+   * @return the M bit
+   */
   public boolean segmentLengthValid() {
     return (buf.getUnsignedByte(offset + HDRCT_OFFSET) & HDRCT_M) != 0;
   }
 
-  /** The D bit. */
+  /**
+   * The D bit.
+   *
+   * @return the D bit
+   */
   public boolean ddpHeaderIncluded() {
     return (buf.getUnsignedByte(offset + HDRCT_OFFSET) & HDRCT_D) != 0;
   }
 
-  /** The R bit. */
+  /**
+   * The R bit.
+   *
+   * @return the R bit
+   */
   public boolean rdmaHeaderIncluded() {
     return (buf.getUnsignedByte(offset + HDRCT_OFFSET) & HDRCT_R) != 0;
   }
 
-  /** The DDP Segment Length (only present when D=1; meaningful when M=1). */
+  /**
+   * The DDP Segment Length (only present when D=1; meaningful when M=1).
+   *
+   * @return the DDP Segment Length (only present when D=1; meaningful when M=1)
+   */
   public int ddpSegmentLength() {
     requireD();
     return buf.getUnsignedShort(offset + DDP_SEGMENT_LENGTH_OFFSET);
   }
 
-  /** Absolute index of the terminated DDP header (D=1). */
+  /**
+   * Absolute index of the terminated DDP header (D=1).
+   *
+   * @return the absolute index of the terminated DDP header (D=1)
+   */
   public int terminatedDdpHeaderIndex() {
     requireD();
     return offset + TERMINATED_DDP_HEADER_OFFSET;
   }
 
-  /** 14 or 18, by the T bit of the terminated DDP header (D=1). */
+  /**
+   * 14 or 18, by the T bit of the terminated DDP header (D=1).
+   *
+   * @return 14 or 18, by the T bit of the terminated DDP header (D=1)
+   */
   public int terminatedDdpHeaderLength() {
     requireD();
     boolean tagged = (buf.getUnsignedByte(offset + TERMINATED_DDP_HEADER_OFFSET) & DDP_T) != 0;
     return tagged ? TAGGED_DDP_HEADER_LENGTH : UNTAGGED_DDP_HEADER_LENGTH;
   }
 
-  /** Absolute index of the terminated RDMA header (R=1). */
+  /**
+   * Absolute index of the terminated RDMA header (R=1).
+   *
+   * @return the absolute index of the terminated RDMA header (R=1)
+   */
   public int terminatedRdmaHeaderIndex() {
     if (!rdmaHeaderIncluded()) {
       throw new IllegalStateException("R=0: no terminated RDMA header");
@@ -229,6 +292,9 @@ public final class TerminateMessage {
   /**
    * The MPA error this Terminate reports: Layer 2 with EType 0 (RFC 6581 §8) or 3 (Chelsio),
    * and a known code. Null for any other Terminate.
+   *
+   * @return the MPA error this Terminate reports: Layer 2 with EType 0 (RFC 6581 §8) or 3
+   *     (Chelsio), and a known code
    */
   public MpaError mpaError() {
     if (layer() != LAYER_LLP) {
@@ -245,6 +311,9 @@ public final class TerminateMessage {
    * Writes the Terminate for an MPA error: Layer 2, EType 0, the error's code, HdrCt 000
    * (RFC 5040 Figure 10: LLP errors carry no headers). 22 octets.
    *
+   * @param out the buffer to append to
+   * @param msn the message sequence number
+   * @param error the error
    * @return the number of octets written
    */
   public static int writeMpaError(ByteBuf out, int msn, MpaError error) {
@@ -254,6 +323,11 @@ public final class TerminateMessage {
   /**
    * Writes a Terminate without headers (HdrCt 000).
    *
+   * @param out the buffer to append to
+   * @param msn the message sequence number
+   * @param layer the Terminate layer
+   * @param errorType the Terminate error type
+   * @param errorCode the Terminate error code
    * @return the number of octets written
    */
   public static int write(ByteBuf out, int msn, int layer, int errorType, int errorCode) {
@@ -265,6 +339,11 @@ public final class TerminateMessage {
    * Writes a Terminate carrying the terminated DDP header (D=1) and, when {@code rdmaHeader} is
    * not null, the terminated RDMA header (R=1).
    *
+   * @param out the buffer to append to
+   * @param msn the message sequence number
+   * @param layer the Terminate layer
+   * @param errorType the Terminate error type
+   * @param errorCode the Terminate error code
    * @param segmentLengthValid the M bit
    * @param ddpSegmentLength the DDP Segment Length field
    * @param ddpHeader its readable octets are the terminated DDP header (14 if its T bit is set,

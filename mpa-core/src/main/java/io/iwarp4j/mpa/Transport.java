@@ -26,7 +26,11 @@ public enum Transport {
   /** The JDK NIO transport, available everywhere. */
   NIO;
 
-  /** The concrete transport this choice stands for on this machine: EPOLL or NIO. */
+  /**
+   * The concrete transport this choice stands for on this machine: EPOLL or NIO.
+   *
+   * @return the concrete transport this choice stands for on this machine: EPOLL or NIO
+   */
   public Transport resolve() {
     switch (this) {
       case AUTO:
@@ -43,7 +47,13 @@ public enum Transport {
     }
   }
 
-  /** An event loop group of {@code threads} threads (0 = Netty's default) for this transport. */
+  /**
+   * An event loop group of {@code threads} threads (0 = Netty's default) for this transport.
+   *
+   * @param threads the number of event loop threads
+   * @param threadFactory the thread factory
+   * @return an event loop group of {@code threads} threads (0 = Netty's default) for this transport
+   */
   public EventLoopGroup newEventLoopGroup(int threads, ThreadFactory threadFactory) {
     if (threads < 0) {
       throw new IllegalArgumentException("threads must be >= 0, not " + threads);
@@ -53,12 +63,20 @@ public enum Transport {
     return new MultiThreadIoEventLoopGroup(threads, threadFactory, factory);
   }
 
-  /** The client socket channel class for this transport. */
+  /**
+   * The client socket channel class for this transport.
+   *
+   * @return the client socket channel class for this transport
+   */
   public Class<? extends Channel> socketChannelClass() {
     return resolve() == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
   }
 
-  /** The listening socket channel class for this transport. */
+  /**
+   * The listening socket channel class for this transport.
+   *
+   * @return the listening socket channel class for this transport
+   */
   public Class<? extends ServerChannel> serverSocketChannelClass() {
     return resolve() == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
   }
@@ -66,6 +84,10 @@ public enum Transport {
   /**
    * The effective MSS of a connected channel as the kernel reports it, or 0 when the transport
    * cannot tell (NIO offers no portable way to read TCP_MAXSEG).
+   *
+   * @param channel a connected channel
+   * @return the effective MSS of a connected channel as the kernel reports it, or 0 when the
+   *     transport cannot tell (NIO offers no portable way to read TCP_MAXSEG)
    */
   public static int kernelMss(Channel channel) {
     if (channel instanceof EpollSocketChannel epoll && epoll.isActive()) {

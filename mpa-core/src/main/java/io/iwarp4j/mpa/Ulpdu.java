@@ -23,7 +23,11 @@ public final class Ulpdu {
   private int pieces;
   private int length;
 
-  /** Creates an empty view with room for {@code initialPieces} pieces (it grows if needed). */
+  /**
+   * Creates an empty view with room for {@code initialPieces} pieces (it grows if needed).
+   *
+   * @param initialPieces the number of pieces it holds before growing
+   */
   public Ulpdu(int initialPieces) {
     int n = Math.max(1, initialPieces);
     bufs = new ByteBuf[n];
@@ -45,6 +49,10 @@ public final class Ulpdu {
    * Appends {@code len} octets of {@code buf} starting at absolute index {@code offset}.
    * The view does not retain the buffer: the caller keeps it alive while the view is in use.
    * Adjacent ranges of the same buffer are merged.
+   *
+   * @param buf the buffer holding the piece
+   * @param offset the index of the piece's first octet in {@code buf}
+   * @param len the number of octets
    */
   public void addPiece(ByteBuf buf, int offset, int len) {
     if (len == 0) {
@@ -77,29 +85,52 @@ public final class Ulpdu {
     starts = java.util.Arrays.copyOf(starts, n);
   }
 
-  /** Number of octets in the ULPDU (the FPDU's ULPDU_Length). */
+  /**
+   * Number of octets in the ULPDU (the FPDU's ULPDU_Length).
+   *
+   * @return number of octets in the ULPDU (the FPDU's ULPDU_Length)
+   */
   public int length() {
     return length;
   }
 
-  /** Number of pieces the octets are spread over. */
+  /**
+   * Number of pieces the octets are spread over.
+   *
+   * @return number of pieces the octets are spread over
+   */
   public int pieceCount() {
     return pieces;
   }
 
-  /** The buffer holding piece {@code i}. */
+  /**
+   * The buffer holding piece {@code i}.
+   *
+   * @param i the piece index, from 0
+   * @return the buffer holding piece {@code i}
+   */
   public ByteBuf pieceBuffer(int i) {
     checkPiece(i);
     return bufs[i];
   }
 
-  /** Absolute index of piece {@code i} in {@link #pieceBuffer}. */
+  /**
+   * Absolute index of piece {@code i} in {@link #pieceBuffer}.
+   *
+   * @param i the piece index, from 0
+   * @return the absolute index of piece {@code i} in {@link #pieceBuffer}
+   */
   public int pieceOffset(int i) {
     checkPiece(i);
     return offsets[i];
   }
 
-  /** Octets in piece {@code i}. */
+  /**
+   * Octets in piece {@code i}.
+   *
+   * @param i the piece index, from 0
+   * @return octets in piece {@code i}
+   */
   public int pieceLength(int i) {
     checkPiece(i);
     return lengths[i];
@@ -128,14 +159,24 @@ public final class Ulpdu {
     }
   }
 
-  /** The octet at {@code index}, unsigned. */
+  /**
+   * The octet at {@code index}, unsigned.
+   *
+   * @param index the octet index within the ULPDU
+   * @return the octet at {@code index}, unsigned
+   */
   public int getUnsignedByte(int index) {
     checkRange(index, 1);
     int p = pieceOf(index);
     return bufs[p].getUnsignedByte(offsets[p] + index - starts[p]);
   }
 
-  /** A big-endian 16-bit field, unsigned. */
+  /**
+   * A big-endian 16-bit field, unsigned.
+   *
+   * @param index the octet index within the ULPDU
+   * @return a big-endian 16-bit field, unsigned
+   */
   public int getUnsignedShort(int index) {
     checkRange(index, 2);
     int p = pieceOf(index);
@@ -146,7 +187,12 @@ public final class Ulpdu {
     return (getUnsignedByte(index) << 8) | getUnsignedByte(index + 1);
   }
 
-  /** A big-endian 32-bit field. */
+  /**
+   * A big-endian 32-bit field.
+   *
+   * @param index the octet index within the ULPDU
+   * @return a big-endian 32-bit field
+   */
   public int getInt(int index) {
     checkRange(index, 4);
     int p = pieceOf(index);
@@ -157,7 +203,12 @@ public final class Ulpdu {
     return (getUnsignedShort(index) << 16) | getUnsignedShort(index + 2);
   }
 
-  /** A big-endian 64-bit field. */
+  /**
+   * A big-endian 64-bit field.
+   *
+   * @param index the octet index within the ULPDU
+   * @return a big-endian 64-bit field
+   */
   public long getLong(int index) {
     checkRange(index, 8);
     int p = pieceOf(index);
@@ -168,7 +219,14 @@ public final class Ulpdu {
     return ((long) getInt(index) << 32) | (getInt(index + 4) & 0xFFFFFFFFL);
   }
 
-  /** Copies {@code len} octets from {@code index} into {@code dst} at {@code dstIndex}. */
+  /**
+   * Copies {@code len} octets from {@code index} into {@code dst} at {@code dstIndex}.
+   *
+   * @param index the octet index within the ULPDU
+   * @param dst the buffer to write to
+   * @param dstIndex the first index in {@code dst}
+   * @param len the number of octets
+   */
   public void getBytes(int index, ByteBuf dst, int dstIndex, int len) {
     checkRange(index, len);
     int p = pieceOf(index);
@@ -183,7 +241,14 @@ public final class Ulpdu {
     }
   }
 
-  /** Copies {@code len} octets from {@code index} into a byte array. */
+  /**
+   * Copies {@code len} octets from {@code index} into a byte array.
+   *
+   * @param index the octet index within the ULPDU
+   * @param dst the buffer to write to
+   * @param dstIndex the first index in {@code dst}
+   * @param len the number of octets
+   */
   public void getBytes(int index, byte[] dst, int dstIndex, int len) {
     checkRange(index, len);
     int p = pieceOf(index);

@@ -11,6 +11,9 @@ public interface UlpduListener {
   /**
    * One verified ULPDU (CRC checked when CRC is in use, Markers removed). The view and every
    * piece it exposes are valid only during this call; copy out what must outlive it.
+   *
+   * @param ctx the channel handler context
+   * @param ulpdu the ULPDU, a view valid during this call only
    */
   void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu);
 
@@ -18,9 +21,16 @@ public interface UlpduListener {
    * MPA detected an error on the receive stream (CRC mismatch 0x02, Marker mismatch 0x03,
    * a FIN in the middle of an FPDU or a lost connection 0x01). No further ULPDU is delivered
    * on this stream (RFC 5044 §8). The listener decides whether to send a Terminate.
+   *
+   * @param ctx the channel handler context
+   * @param error the error
    */
   void onMpaError(ChannelHandlerContext ctx, MpaException error);
 
-  /** The peer closed its sending half cleanly, at an FPDU boundary. */
+  /**
+   * The peer closed its sending half cleanly, at an FPDU boundary.
+   *
+   * @param ctx the channel handler context
+   */
   void onInputClosed(ChannelHandlerContext ctx);
 }

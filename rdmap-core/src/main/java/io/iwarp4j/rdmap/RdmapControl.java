@@ -41,37 +41,74 @@ public final class RdmapControl {
   private RdmapControl() {
   }
 
-  /** The control octet for {@code opcode}: RV 01b, Rsv 0. */
+  /**
+   * The control octet for {@code opcode}: RV 01b, Rsv 0.
+   *
+   * @param opcode the RDMAP opcode
+   * @return the control octet for {@code opcode}: RV 01b, Rsv 0
+   */
   public static int encode(RdmapOpcode opcode) {
     return (VERSION << RV_SHIFT) | opcode.code();
   }
 
-  /** The RV field of a control octet (0..3). */
+  /**
+   * The RV field of a control octet (0..3).
+   *
+   * @param control the control field value
+   * @return the RV field of a control octet (0..3)
+   */
   public static int version(int control) {
     return (control & RV_MASK) >>> RV_SHIFT;
   }
 
-  /** The raw 4-bit opcode of a control octet; see {@link RdmapOpcode#fromCode}. */
+  /**
+   * The raw 4-bit opcode of a control octet; see {@link RdmapOpcode#fromCode}.
+   *
+   * @param control the control field value
+   * @return the raw 4-bit opcode of a control octet; see {@link RdmapOpcode#fromCode}
+   */
   public static int opcode(int control) {
     return control & OPCODE_MASK;
   }
 
-  /** The control octet of the DDP header starting at absolute index {@code ddpStart}. */
+  /**
+   * The control octet of the DDP header starting at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the control octet of the DDP header starting at absolute index {@code ddpStart}
+   */
   public static int get(ByteBuf buf, int ddpStart) {
     return buf.getUnsignedByte(ddpStart + OFFSET);
   }
 
-  /** The control octet of a received segment. */
+  /**
+   * The control octet of a received segment.
+   *
+   * @param segment the received DDP segment
+   * @return the control octet of a received segment
+   */
   public static int get(Ulpdu segment) {
     return segment.getUnsignedByte(OFFSET);
   }
 
-  /** The Invalidate STag of the untagged header starting at absolute index {@code ddpStart}. */
+  /**
+   * The Invalidate STag of the untagged header starting at absolute index {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Invalidate STag of the untagged header starting at absolute index {@code ddpStart}
+   */
   public static int invalidateStag(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + INVALIDATE_STAG_OFFSET);
   }
 
-  /** The Invalidate STag of a received untagged segment. */
+  /**
+   * The Invalidate STag of a received untagged segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Invalidate STag of a received untagged segment
+   */
   public static int invalidateStag(Ulpdu segment) {
     return segment.getInt(INVALIDATE_STAG_OFFSET);
   }
@@ -80,8 +117,11 @@ public final class RdmapControl {
    * The 40-bit DDP RsvdULP value of an untagged RDMAP message: control octet, then the
    * Invalidate STag.
    *
+   * @param opcode the RDMAP opcode
    * @param invalidateStag the STag to invalidate; must be 0 unless the opcode carries one
    *     (RFC 5040 §4.1: set to zero on transmit for the others)
+   * @return the 40-bit DDP RsvdULP value of an untagged RDMAP message: control octet, then the
+   *     Invalidate STag
    * @throws IllegalArgumentException for a tagged opcode, or a non-zero STag on an opcode that
    *     carries none
    */
@@ -95,12 +135,22 @@ public final class RdmapControl {
     return ((long) encode(opcode) << 32) | (invalidateStag & 0xFFFF_FFFFL);
   }
 
-  /** The control octet inside a 40-bit untagged RsvdULP value. */
+  /**
+   * The control octet inside a 40-bit untagged RsvdULP value.
+   *
+   * @param rsvdUlp40 the 40 reserved-for-ULP bits of an untagged header
+   * @return the control octet inside a 40-bit untagged RsvdULP value
+   */
   public static int controlOf(long rsvdUlp40) {
     return (int) (rsvdUlp40 >>> 32) & 0xFF;
   }
 
-  /** The Invalidate STag inside a 40-bit untagged RsvdULP value. */
+  /**
+   * The Invalidate STag inside a 40-bit untagged RsvdULP value.
+   *
+   * @param rsvdUlp40 the 40 reserved-for-ULP bits of an untagged header
+   * @return the Invalidate STag inside a 40-bit untagged RsvdULP value
+   */
   public static int invalidateStagOf(long rsvdUlp40) {
     return (int) rsvdUlp40;
   }

@@ -183,7 +183,11 @@ public final class RdmapEndpoint {
 
   // ---- set-up and state ----
 
-  /** The DDP stream listener installed on the stream (this endpoint's receive side). */
+  /**
+   * The DDP stream listener installed on the stream (this endpoint's receive side).
+   *
+   * @return the DDP stream listener installed on the stream (this endpoint's receive side)
+   */
   public DdpStreamListener ddpListener() {
     return receiver;
   }
@@ -198,27 +202,47 @@ public final class RdmapEndpoint {
     stream.start();
   }
 
-  /** Whether another RDMA Read may be issued now: fewer than ORD are outstanding. */
+  /**
+   * Whether another RDMA Read may be issued now: fewer than ORD are outstanding.
+   *
+   * @return whether another RDMA Read may be issued now: fewer than ORD are outstanding
+   */
   public boolean canIssueRead() {
     return state == OPEN && reads.canIssue();
   }
 
-  /** Number of RDMA Reads issued and not yet completed. */
+  /**
+   * Number of RDMA Reads issued and not yet completed.
+   *
+   * @return number of RDMA Reads issued and not yet completed
+   */
   public int outstandingReads() {
     return reads.size();
   }
 
-  /** Number of inbound Read Requests whose Read Response the transport has not taken yet. */
+  /**
+   * Number of inbound Read Requests whose Read Response the transport has not taken yet.
+   *
+   * @return number of inbound Read Requests whose Read Response the transport has not taken yet
+   */
   public int outstandingInboundReads() {
     return responder.outstanding();
   }
 
-  /** Whether the stream may send (RFC 5044 §7.1.2 rule 4 for a Responder) and is not ended. */
+  /**
+   * Whether the stream may send (RFC 5044 §7.1.2 rule 4 for a Responder) and is not ended.
+   *
+   * @return whether the stream may send (RFC 5044 §7.1.2 rule 4 for a Responder) and is not ended
+   */
   public boolean canSend() {
     return state == OPEN && stream.sendEnabled();
   }
 
-  /** Whether the stream has ended (Terminate sent or received, or disconnected). */
+  /**
+   * Whether the stream has ended (Terminate sent or received, or disconnected).
+   *
+   * @return whether the stream has ended (Terminate sent or received, or disconnected)
+   */
   public boolean isEnded() {
     return state == ENDED;
   }
@@ -230,6 +254,10 @@ public final class RdmapEndpoint {
    * to the peer's {@code remoteStag}/{@code remoteTo}. The pieces are slices of registered
    * memory; they are sent without a copy. Completion: {@link RdmapEndpointListener#onSendComplete}.
    *
+   * @param token the caller's identifier for the operation, handed back on completion
+   * @param remoteStag the peer's STag
+   * @param remoteTo the peer's tagged offset
+   * @param payload the payload pieces
    * @throws IllegalStateException when the stream is closing or ended, or may not send yet
    * @throws IllegalArgumentException for a message of 2^32 octets or more, or a TO range that
    *     wraps 2^64 (nothing is sent)
@@ -245,6 +273,11 @@ public final class RdmapEndpoint {
    * {@code srcTo} into our {@code sinkStag}/{@code sinkTo} (a local region with LOCAL_WRITE).
    * Completion: {@link RdmapEndpointListener#onReadComplete}.
    *
+   * @param token the caller's identifier for the operation, handed back on completion
+   * @param sinkStag the Data Sink STag
+   * @param sinkTo the Data Sink tagged offset
+   * @param srcStag the Data Source STag
+   * @param srcTo the Data Source tagged offset
    * @param length RDMARDSZ, read as unsigned (0 to 2^32 - 1)
    * @throws IllegalStateException when {@link #canIssueRead()} is false (the caller waits), or
    *     the stream is closing or ended
@@ -277,6 +310,8 @@ public final class RdmapEndpoint {
   /**
    * Issues a Send, Send with SE, Send with Invalidate or Send with SE and Invalidate.
    *
+   * @param token the caller's identifier for the operation, handed back on completion
+   * @param payload the payload pieces
    * @param opcode one of the four Send opcodes
    * @param invalidateStag the peer STag to invalidate (Invalidate variants), else 0
    * @throws IllegalArgumentException for another opcode, an Invalidate STag on a variant without
@@ -301,6 +336,9 @@ public final class RdmapEndpoint {
    * pieces must stay alive until the buffer is reported ({@link RdmapEndpointListener#onReceive})
    * or the stream ended.
    *
+   * @param bufferId the caller's identifier for the buffer
+   * @param pieces the buffer pieces
+   * @param pieceCount how many of {@code pieces} to use
    * @throws IllegalStateException when {@code maxReceiveBuffers} are already posted, or the
    *     stream is closing or ended
    * @throws IllegalArgumentException for more than {@code maxReceivePieces} pieces
@@ -358,6 +396,8 @@ public final class RdmapEndpoint {
    * Allowed while a graceful close is under way; the Terminate then queues behind that close and
    * goes out only if the connection is still open when its turn comes.
    *
+   * @param errorType the Terminate error type
+   * @param errorCode the Terminate error code
    * @throws IllegalArgumentException when the type does not fit 4 bits or the code 8 bits
    * @throws IllegalStateException when the stream already ended
    */

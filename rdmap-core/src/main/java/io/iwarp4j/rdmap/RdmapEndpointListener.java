@@ -14,6 +14,8 @@ public interface RdmapEndpointListener {
    * was taken by the transport, so the application may reuse the memory (RFC 5040 §5.5).
    * Reported in the order the operations were issued, RDMA Reads included (§5.5 rule 15): a Send
    * issued after a Read is reported after that Read's {@link #onReadComplete}.
+   *
+   * @param token the caller's identifier for the operation, handed back on completion
    */
   void onSendComplete(long token);
 
@@ -22,6 +24,7 @@ public interface RdmapEndpointListener {
    * region. Reads complete in the order they were issued, and in issue order with the Writes and
    * Sends around them.
    *
+   * @param token the caller's identifier for the operation, handed back on completion
    * @param length octets placed (the Read's size)
    */
   void onReadComplete(long token, long length);
@@ -30,6 +33,7 @@ public interface RdmapEndpointListener {
    * A Send-type message was delivered into the receive buffer posted with {@code bufferId}
    * (buffers are consumed in the order they were posted).
    *
+   * @param bufferId the caller's identifier for the buffer
    * @param opcode which Send variant carried it
    * @param length message length in octets
    * @param invalidatedStag the STag a Send with Invalidate invalidated, or 0 when none
@@ -40,11 +44,19 @@ public interface RdmapEndpointListener {
    * This end detected an error (DDP, RDMAP, or MPA) and sent a Terminate with this
    * layer/type/code (RFC 5040 §4.8, §7), or could not send one and closed. The stream is dead:
    * no further completion follows; the owner flushes what is outstanding.
+   *
+   * @param layer the Terminate layer
+   * @param errorType the Terminate error type
+   * @param errorCode the Terminate error code
    */
   void onTerminateSent(int layer, int errorType, int errorCode);
 
   /**
    * The peer sent a Terminate with this layer/type/code. The stream is dead, as above.
+   *
+   * @param layer the Terminate layer
+   * @param errorType the Terminate error type
+   * @param errorCode the Terminate error code
    */
   void onTerminateReceived(int layer, int errorType, int errorCode);
 

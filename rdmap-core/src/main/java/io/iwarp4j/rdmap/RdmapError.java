@@ -72,17 +72,29 @@ public enum RdmapError {
     this.description = description;
   }
 
-  /** The Terminate Error Type. */
+  /**
+   * The Terminate Error Type.
+   *
+   * @return the Terminate Error Type
+   */
   public int errorType() {
     return errorType;
   }
 
-  /** The Terminate Error Code. */
+  /**
+   * The Terminate Error Code.
+   *
+   * @return the Terminate Error Code
+   */
   public int code() {
     return code;
   }
 
-  /** The RFC's name for the error. */
+  /**
+   * The RFC's name for the error.
+   *
+   * @return the RFC's name for the error
+   */
   public String description() {
     return description;
   }
@@ -91,6 +103,9 @@ public enum RdmapError {
    * The Remote Protection error for a Read Request whose source failed validation
    * (RFC 5040 §7.2 items 4a-4e).
    *
+   * @param check the outcome of the STag check
+   * @return the Remote Protection error for a Read Request whose source failed validation (RFC 5040
+   *     §7.2 items 4a-4e)
    * @throws IllegalArgumentException for {@link StagCheck#OK}, which is no error
    */
   public static RdmapError forReadSource(StagCheck check) {

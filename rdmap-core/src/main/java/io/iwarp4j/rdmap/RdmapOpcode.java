@@ -52,22 +52,38 @@ public enum RdmapOpcode {
     this.queueNumber = queueNumber;
   }
 
-  /** The 4-bit wire code. */
+  /**
+   * The 4-bit wire code.
+   *
+   * @return the 4-bit wire code
+   */
   public int code() {
     return code;
   }
 
-  /** Whether the message travels in tagged DDP segments (T=1). */
+  /**
+   * Whether the message travels in tagged DDP segments (T=1).
+   *
+   * @return whether the message travels in tagged DDP segments (T=1)
+   */
   public boolean tagged() {
     return tagged;
   }
 
-  /** The untagged queue the message uses, or {@link #NO_QUEUE} for a tagged message. */
+  /**
+   * The untagged queue the message uses, or {@link #NO_QUEUE} for a tagged message.
+   *
+   * @return the untagged queue the message uses, or {@link #NO_QUEUE} for a tagged message
+   */
   public int queueNumber() {
     return queueNumber;
   }
 
-  /** Whether DDP RsvdULP octets 2..5 carry an Invalidate STag (RFC 5040 §4.1). */
+  /**
+   * Whether DDP RsvdULP octets 2..5 carry an Invalidate STag (RFC 5040 §4.1).
+   *
+   * @return whether DDP RsvdULP octets 2..5 carry an Invalidate STag (RFC 5040 §4.1)
+   */
   public boolean carriesInvalidateStag() {
     return this == SEND_WITH_INVALIDATE || this == SEND_WITH_SE_AND_INVALIDATE;
   }
@@ -75,6 +91,8 @@ public enum RdmapOpcode {
   /**
    * The opcode with wire code {@code code}, or null for the undefined codes 0xC-0xF.
    *
+   * @param code the 4-bit opcode
+   * @return the opcode with wire code {@code code}, or null for the undefined codes 0xC-0xF
    * @throws IllegalArgumentException if {@code code} is not a 4-bit value
    */
   public static RdmapOpcode fromCode(int code) {

@@ -56,6 +56,11 @@ public final class ReadRequestHeader {
   /**
    * Appends the 28-octet Read Request header at {@code dst}'s writer index.
    *
+   * @param dst the buffer to write to
+   * @param sinkStag the Data Sink STag
+   * @param sinkTo the Data Sink tagged offset
+   * @param srcStag the Data Source STag
+   * @param srcTo the Data Source tagged offset
    * @param size RDMARDSZ, the octets to read (unsigned)
    */
   public static void write(ByteBuf dst, int sinkStag, long sinkTo, int size, int srcStag,
@@ -68,52 +73,109 @@ public final class ReadRequestHeader {
     dst.writeLong(srcTo);
   }
 
-  /** Data Sink STag of the Read Request whose DDP header starts at {@code ddpStart}. */
+  /**
+   * Data Sink STag of the Read Request whose DDP header starts at {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Data Sink STag of the Read Request whose DDP header starts at {@code ddpStart}
+   */
   public static int sinkStag(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + SINK_STAG_OFFSET);
   }
 
-  /** Data Sink Tagged Offset of the Read Request whose DDP header starts at {@code ddpStart}. */
+  /**
+   * Data Sink Tagged Offset of the Read Request whose DDP header starts at {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Data Sink Tagged Offset of the Read Request whose DDP header starts at {@code
+   *     ddpStart}
+   */
   public static long sinkTo(ByteBuf buf, int ddpStart) {
     return buf.getLong(ddpStart + SINK_TO_OFFSET);
   }
 
-  /** RDMARDSZ (unsigned) of the Read Request whose DDP header starts at {@code ddpStart}. */
+  /**
+   * RDMARDSZ (unsigned) of the Read Request whose DDP header starts at {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the RDMARDSZ (unsigned) of the Read Request whose DDP header starts at {@code ddpStart}
+   */
   public static int readSize(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + RDMARDSZ_OFFSET);
   }
 
-  /** Data Source STag of the Read Request whose DDP header starts at {@code ddpStart}. */
+  /**
+   * Data Source STag of the Read Request whose DDP header starts at {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Data Source STag of the Read Request whose DDP header starts at {@code ddpStart}
+   */
   public static int srcStag(ByteBuf buf, int ddpStart) {
     return buf.getInt(ddpStart + SRC_STAG_OFFSET);
   }
 
-  /** Data Source Tagged Offset of the Read Request whose DDP header starts at {@code ddpStart}. */
+  /**
+   * Data Source Tagged Offset of the Read Request whose DDP header starts at {@code ddpStart}.
+   *
+   * @param buf the buffer holding the segment
+   * @param ddpStart the index of the first DDP octet in {@code buf}
+   * @return the Data Source Tagged Offset of the Read Request whose DDP header starts at {@code
+   *     ddpStart}
+   */
   public static long srcTo(ByteBuf buf, int ddpStart) {
     return buf.getLong(ddpStart + SRC_TO_OFFSET);
   }
 
-  /** Data Sink STag of a received Read Request segment. */
+  /**
+   * Data Sink STag of a received Read Request segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Data Sink STag of a received Read Request segment
+   */
   public static int sinkStag(Ulpdu segment) {
     return segment.getInt(SINK_STAG_OFFSET);
   }
 
-  /** Data Sink Tagged Offset of a received Read Request segment. */
+  /**
+   * Data Sink Tagged Offset of a received Read Request segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Data Sink Tagged Offset of a received Read Request segment
+   */
   public static long sinkTo(Ulpdu segment) {
     return segment.getLong(SINK_TO_OFFSET);
   }
 
-  /** RDMARDSZ (unsigned) of a received Read Request segment. */
+  /**
+   * RDMARDSZ (unsigned) of a received Read Request segment.
+   *
+   * @param segment the received DDP segment
+   * @return the RDMARDSZ (unsigned) of a received Read Request segment
+   */
   public static int readSize(Ulpdu segment) {
     return segment.getInt(RDMARDSZ_OFFSET);
   }
 
-  /** Data Source STag of a received Read Request segment. */
+  /**
+   * Data Source STag of a received Read Request segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Data Source STag of a received Read Request segment
+   */
   public static int srcStag(Ulpdu segment) {
     return segment.getInt(SRC_STAG_OFFSET);
   }
 
-  /** Data Source Tagged Offset of a received Read Request segment. */
+  /**
+   * Data Source Tagged Offset of a received Read Request segment.
+   *
+   * @param segment the received DDP segment
+   * @return the Data Source Tagged Offset of a received Read Request segment
+   */
   public static long srcTo(Ulpdu segment) {
     return segment.getLong(SRC_TO_OFFSET);
   }

@@ -27,6 +27,8 @@ public final class AccessFlags {
   /**
    * Checks that {@code access} is a legal combination and returns it.
    *
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @return {@code access}
    * @throws IllegalArgumentException for unknown bits, or remote write / remote atomic access
    *     without local write access; the message names the flags
    */
@@ -43,12 +45,24 @@ public final class AccessFlags {
     return access;
   }
 
-  /** True when every right in {@code required} is in {@code granted}. */
+  /**
+   * True when every right in {@code required} is in {@code granted}.
+   *
+   * @param granted the access granted
+   * @param required the access needed
+   * @return true when every right in {@code required} is in {@code granted}
+   */
   public static boolean allows(int granted, int required) {
     return (granted & required) == required;
   }
 
-  /** The flags as {@code "LOCAL_WRITE|REMOTE_READ"}, {@code "NONE"} for 0; unknown bits in hex. */
+  /**
+   * The flags as {@code "LOCAL_WRITE|REMOTE_READ"}, {@code "NONE"} for 0; unknown bits in hex.
+   *
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @return the flags as {@code "LOCAL_WRITE|REMOTE_READ"}, {@code "NONE"} for 0; unknown bits in
+   *     hex
+   */
   public static String toString(int access) {
     if (access == 0) {
       return "NONE";

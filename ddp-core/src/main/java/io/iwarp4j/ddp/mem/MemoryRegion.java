@@ -104,47 +104,84 @@ public final class MemoryRegion implements AutoCloseable {
     this.nio = memory.nioBuffer(0, length);
   }
 
-  /** The STag naming this region (its value never changes; once invalid it stays invalid). */
+  /**
+   * The STag naming this region (its value never changes; once invalid it stays invalid).
+   *
+   * @return the STag naming this region (its value never changes; once invalid it stays invalid)
+   */
   public int stag() {
     return stag;
   }
 
-  /** Tagged Offset of the region's first octet (unsigned). */
+  /**
+   * Tagged Offset of the region's first octet (unsigned).
+   *
+   * @return the Tagged Offset of the region's first octet (unsigned)
+   */
   public long baseTo() {
     return baseTo;
   }
 
-  /** Octets in the region. */
+  /**
+   * Octets in the region.
+   *
+   * @return octets in the region
+   */
   public int length() {
     return length;
   }
 
-  /** The {@link AccessFlags} granted at registration. */
+  /**
+   * The {@link AccessFlags} granted at registration.
+   *
+   * @return the {@link AccessFlags} granted at registration
+   */
   public int access() {
     return access;
   }
 
-  /** The Protection Domain the region belongs to. */
+  /**
+   * The Protection Domain the region belongs to.
+   *
+   * @return the Protection Domain the region belongs to
+   */
   public ProtectionDomain pd() {
     return pd;
   }
 
-  /** True when a peer may invalidate the STag ({@link RegionOptions#allowRemoteInvalidation}). */
+  /**
+   * True when a peer may invalidate the STag ({@link RegionOptions#allowRemoteInvalidation}).
+   *
+   * @return true when a peer may invalidate the STag ({@link
+   *     RegionOptions#allowRemoteInvalidation})
+   */
   public boolean remoteInvalidationAllowed() {
     return remoteInvalidation;
   }
 
-  /** True when the library allocated the memory (and releases it on close). */
+  /**
+   * True when the library allocated the memory (and releases it on close).
+   *
+   * @return true when the library allocated the memory (and releases it on close)
+   */
   public boolean isLibraryAllocated() {
     return libraryAllocated;
   }
 
-  /** True until the STag is invalidated (locally, remotely, or by {@link #close()}). */
+  /**
+   * True until the STag is invalidated (locally, remotely, or by {@link #close()}).
+   *
+   * @return true until the STag is invalidated (locally, remotely, or by {@link #close()})
+   */
   public boolean isValid() {
     return (state & INVALID) == 0;
   }
 
-  /** True once {@link #close()} has released the memory. */
+  /**
+   * True once {@link #close()} has released the memory.
+   *
+   * @return true once {@link #close()} has released the memory
+   */
   public boolean isClosed() {
     return released;
   }
@@ -152,6 +189,9 @@ public final class MemoryRegion implements AutoCloseable {
   /**
    * Payload octets placed into this region so far: a debug counter to show that each received
    * payload octet is copied exactly once.
+   *
+   * @return the number of payload octets placed into this region so far: a debug counter to show
+   *     that each received payload octet is copied exactly once
    */
   public long placedOctets() {
     return placedOctets;
@@ -161,6 +201,11 @@ public final class MemoryRegion implements AutoCloseable {
    * Validates an access to this region (the checks of {@link StagTable#check} after the
    * lookup). No lock, no allocation.
    *
+   * @param to the tagged offset
+   * @param len the number of octets
+   * @param requiredAccess the access the operation needs, an AccessFlags bit set
+   * @param streamPd the protection domain of the stream asking
+   * @return the outcome of the check
    * @throws IllegalArgumentException for a negative length
    */
   public StagCheck check(long to, long len, int requiredAccess, ProtectionDomain streamPd) {
@@ -237,6 +282,10 @@ public final class MemoryRegion implements AutoCloseable {
    * validated the access ({@link #check} returned OK) and holds a pin ({@link #tryPin()}); see
    * {@link StagTable#checkAndPlace} for the whole step. No allocation.
    *
+   * @param to the tagged offset
+   * @param src the received ULPDU
+   * @param srcIndex the index in {@code src} of the first octet to place
+   * @param len the number of octets
    * @throws IllegalStateException when the region is not pinned
    * @throws IndexOutOfBoundsException when {@code [to, to + len)} is not inside the region
    */
@@ -267,6 +316,8 @@ public final class MemoryRegion implements AutoCloseable {
    * fails with an exception once the region is closed; code that may race {@link #close()}
    * (a send in flight) must hold a pin while it reads.
    *
+   * @return a view of the whole region for local reads and writes and for send-side slices: index 0
+   *     is the base TO, readerIndex 0, writerIndex {@link #length()}
    * @throws IllegalStateException once the region is closing or closed
    */
   public ByteBuf buffer() {
@@ -284,7 +335,10 @@ public final class MemoryRegion implements AutoCloseable {
    * anything derived from it) can still be read, and release the slice; no allocation for pooled
    * memory (Netty recycles the slice object).
    *
+   * @param length the number of octets
    * @param to the Tagged Offset of the first octet (unsigned)
+   * @return a retained slice of the region's octets {@code [to, to + length)}, for sending them
+   *     without a copy (the source of an RDMA Read Response)
    * @throws IllegalStateException when the region is not pinned
    * @throws IndexOutOfBoundsException when {@code [to, to + length)} is not inside the region
    */
@@ -300,6 +354,9 @@ public final class MemoryRegion implements AutoCloseable {
    * Atomically adds {@code delta} to the 8-octet native-order value at {@code offsetFromBase}
    * and returns the old value (the FetchAdd of RFC 7306).
    *
+   * @param offsetFromBase the octet offset from the region's base, 8-aligned
+   * @param delta the value to add
+   * @return the value before the addition
    * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
    * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
    * @throws IllegalStateException when the region is closed or read-only
@@ -319,6 +376,10 @@ public final class MemoryRegion implements AutoCloseable {
    * {@code newValue} if it equals {@code expected}; returns the value found (the CmpSwap of
    * RFC 7306).
    *
+   * @param offsetFromBase the octet offset from the region's base, 8-aligned
+   * @param expected the value expected
+   * @param newValue the value to store when it matches
+   * @return the value found, whether or not it was replaced
    * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
    * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
    * @throws IllegalStateException when the region is closed or read-only
@@ -336,6 +397,8 @@ public final class MemoryRegion implements AutoCloseable {
   /**
    * Reads the 8-octet native-order value at {@code offsetFromBase} (plain read; any alignment).
    *
+   * @param offsetFromBase the octet offset from the region's base
+   * @return the value
    * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
    * @throws IllegalStateException when the region is closed
    */
@@ -353,6 +416,8 @@ public final class MemoryRegion implements AutoCloseable {
    * Writes the 8-octet native-order value at {@code offsetFromBase} (plain write; any
    * alignment).
    *
+   * @param offsetFromBase the octet offset from the region's base
+   * @param value the value
    * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
    * @throws IllegalStateException when the region is closed or read-only
    */

@@ -32,22 +32,39 @@ public final class ProtectionDomain implements AutoCloseable {
     this.id = id;
   }
 
-  /** The table this domain's STags come from. */
+  /**
+   * The table this domain's STags come from.
+   *
+   * @return the table this domain's STags come from
+   */
   public StagTable table() {
     return table;
   }
 
-  /** A number identifying this domain within its table (for logs). */
+  /**
+   * A number identifying this domain within its table (for logs).
+   *
+   * @return a number identifying this domain within its table (for logs)
+   */
   public int id() {
     return id;
   }
 
-  /** Regions of this domain registered now (including invalidated ones not yet closed). */
+  /**
+   * Regions of this domain registered now (including invalidated ones not yet closed).
+   *
+   * @return the number of regions of this domain registered now (including invalidated ones not yet
+   *     closed)
+   */
   public synchronized int regionCount() {
     return regions;
   }
 
-  /** True once {@link #close()} succeeded. */
+  /**
+   * True once {@link #close()} succeeded.
+   *
+   * @return true once {@link #close()} succeeded
+   */
   public synchronized boolean isClosed() {
     return closed;
   }
@@ -56,6 +73,9 @@ public final class ProtectionDomain implements AutoCloseable {
    * Registers a direct buffer's whole capacity, {@code [0, capacity())}, with the default
    * options (base TO = native address).
    *
+   * @param buf the buffer to register
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @return the region
    * @see #register(ByteBuf, int, int, int, RegionOptions)
    */
   public MemoryRegion register(ByteBuf buf, int access) {
@@ -65,6 +85,10 @@ public final class ProtectionDomain implements AutoCloseable {
   /**
    * Registers a direct buffer's whole capacity, {@code [0, capacity())}.
    *
+   * @param buf the buffer to register
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
    * @see #register(ByteBuf, int, int, int, RegionOptions)
    */
   public MemoryRegion register(ByteBuf buf, int access, RegionOptions options) {
@@ -80,6 +104,12 @@ public final class ProtectionDomain implements AutoCloseable {
    * the memory stays valid while registered even if the caller releases its own reference. The
    * caller keeps its reference and releases it as usual. Reader and writer indexes are ignored.
    *
+   * @param buf the buffer to register
+   * @param index the first octet, which becomes region offset 0
+   * @param length the number of octets
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
    * @throws IllegalArgumentException for a heap, composite or released buffer, a range outside
    *     the capacity or of length 0, illegal access flags, write access to read-only memory, or
    *     a base TO where {@code base + length} does not fit in 64 bits
@@ -110,6 +140,9 @@ public final class ProtectionDomain implements AutoCloseable {
    * Registers a direct {@link ByteBuffer}'s octets {@code [position, limit)} with the default
    * options (base TO = native address).
    *
+   * @param buf the buffer to register
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @return the region
    * @see #register(ByteBuffer, int, RegionOptions)
    */
   public MemoryRegion register(ByteBuffer buf, int access) {
@@ -123,6 +156,10 @@ public final class ProtectionDomain implements AutoCloseable {
    * view of) until the region is closed. Prefer {@link #register(ByteBuf, int)} for memory
    * Netty owns.
    *
+   * @param buf the buffer to register
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
    * @throws IllegalArgumentException for a heap buffer, no remaining octets, illegal access
    *     flags, write access to a read-only buffer, or a base TO where {@code base + length}
    *     does not fit in 64 bits
@@ -150,6 +187,9 @@ public final class ProtectionDomain implements AutoCloseable {
    * them with the default options (base TO = native address). The memory is released exactly
    * once, when the region is closed.
    *
+   * @param length the number of octets
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @return the region
    * @see #allocate(int, int, RegionOptions)
    */
   public MemoryRegion allocate(int length, int access) {
@@ -161,6 +201,10 @@ public final class ProtectionDomain implements AutoCloseable {
    * (a peer must not read what an earlier user of pooled memory left there) and 8-octet aligned
    * (for the atomics). It is released exactly once, when the region is closed.
    *
+   * @param length the number of octets
+   * @param access an {@link io.iwarp4j.ddp.mem.AccessFlags} bit set
+   * @param options where the base TO comes from and whether peers may invalidate the STag
+   * @return the region
    * @throws IllegalArgumentException for {@code length <= 0}, illegal access flags, or a base
    *     TO where {@code base + length} does not fit in 64 bits
    * @throws IllegalStateException when the domain is closed or the table full

@@ -26,17 +26,29 @@ public final class RegionOptions {
     this.remoteInvalidation = remoteInvalidation;
   }
 
-  /** Base TO = native address, remote invalidation not allowed. */
+  /**
+   * Base TO = native address, remote invalidation not allowed.
+   *
+   * @return the default options
+   */
   public static RegionOptions defaults() {
     return DEFAULTS;
   }
 
-  /** These options with the base TO set to the memory's native address (the default). */
+  /**
+   * These options with the base TO set to the memory's native address (the default).
+   *
+   * @return these options with the base TO set to the memory's native address (the default)
+   */
   public RegionOptions nativeAddressBase() {
     return new RegionOptions(BaseMode.NATIVE_ADDRESS, 0, remoteInvalidation);
   }
 
-  /** These options with a zero-based region: the first octet has TO 0. */
+  /**
+   * These options with a zero-based region: the first octet has TO 0.
+   *
+   * @return these options with a zero-based region: the first octet has TO 0
+   */
   public RegionOptions zeroBased() {
     return new RegionOptions(BaseMode.ZERO, 0, remoteInvalidation);
   }
@@ -44,6 +56,10 @@ public final class RegionOptions {
   /**
    * These options with the caller's base TO (any unsigned 64-bit value; registration refuses
    * one where {@code base + length} does not fit in 64 bits).
+   *
+   * @param baseTo the base tagged offset
+   * @return these options with the caller's base TO (any unsigned 64-bit value; registration
+   *     refuses one where {@code base + length} does not fit in 64 bits)
    */
   public RegionOptions baseTo(long baseTo) {
     return new RegionOptions(BaseMode.EXPLICIT, baseTo, remoteInvalidation);
@@ -52,6 +68,9 @@ public final class RegionOptions {
   /**
    * These options with remote invalidation (Send with Invalidate) allowed or not. Allow it only
    * for an STag that a single stream uses (RFC 5040 §8.1.1 item 7).
+   *
+   * @param allowed whether a peer may invalidate the STag
+   * @return these options with remote invalidation (Send with Invalidate) allowed or not
    */
   public RegionOptions allowRemoteInvalidation(boolean allowed) {
     return new RegionOptions(baseMode, baseTo, allowed);
@@ -66,7 +85,11 @@ public final class RegionOptions {
     return baseTo;
   }
 
-  /** True when a peer may invalidate the region's STag. */
+  /**
+   * True when a peer may invalidate the region's STag.
+   *
+   * @return true when a peer may invalidate the region's STag
+   */
   public boolean remoteInvalidationAllowed() {
     return remoteInvalidation;
   }

@@ -56,7 +56,11 @@ public final class StagTable {
     this(DEFAULT_CAPACITY);
   }
 
-  /** A table of {@code capacity} regions with keys from a {@link SecureRandom}. */
+  /**
+   * A table of {@code capacity} regions with keys from a {@link SecureRandom}.
+   *
+   * @param capacity the most regions it holds
+   */
   public StagTable(int capacity) {
     this(capacity, new SecureRandom(), DEFAULT_DRAIN_TIMEOUT);
   }
@@ -88,29 +92,51 @@ public final class StagTable {
     this.drainTimeoutNanos = drainTimeout.toNanos();
   }
 
-  /** Creates a Protection Domain whose regions take their STags from this table. */
+  /**
+   * Creates a Protection Domain whose regions take their STags from this table.
+   *
+   * @return the new protection domain
+   */
   public ProtectionDomain newProtectionDomain() {
     return new ProtectionDomain(this, nextPdId.getAndIncrement());
   }
 
-  /** Most regions this table holds at once. */
+  /**
+   * Most regions this table holds at once.
+   *
+   * @return the most regions this table holds at once
+   */
   public int capacity() {
     return capacity;
   }
 
-  /** Regions registered now (including invalidated ones not yet closed). */
+  /**
+   * Regions registered now (including invalidated ones not yet closed).
+   *
+   * @return the number of regions registered now (including invalidated ones not yet closed)
+   */
   public int registeredCount() {
     synchronized (lock) {
       return registered;
     }
   }
 
-  /** The 24-bit index part of an STag. */
+  /**
+   * The 24-bit index part of an STag.
+   *
+   * @param stag the STag
+   * @return the 24-bit index part of an STag
+   */
   public static int indexOf(int stag) {
     return stag >>> 8;
   }
 
-  /** The 8-bit key part of an STag. */
+  /**
+   * The 8-bit key part of an STag.
+   *
+   * @param stag the STag
+   * @return the 8-bit key part of an STag
+   */
   public static int keyOf(int stag) {
     return stag & 0xFF;
   }
@@ -120,6 +146,10 @@ public final class StagTable {
    * deregistered or carries a stale key. O(1); no lock, no allocation. A region returned here
    * can be invalidated a moment later: placement must still {@linkplain MemoryRegion#tryPin pin}
    * it.
+   *
+   * @param stag the STag
+   * @return the valid region {@code stag} names, or null when the STag is unknown, invalidated,
+   *     deregistered or carries a stale key
    */
   public MemoryRegion lookup(int stag) {
     int index = stag >>> 8;
@@ -144,6 +174,7 @@ public final class StagTable {
    * @param requiredAccess {@link AccessFlags} the access needs (REMOTE_WRITE for an RDMA Write,
    *     LOCAL_WRITE for a Read Response sink, REMOTE_READ for a Read Request source)
    * @param streamPd the Protection Domain of the stream the access came in on
+   * @return the outcome of the check
    * @throws IllegalArgumentException for a negative length (a caller bug, not peer input)
    */
   public StagCheck check(int stag, long to, long length, int requiredAccess, ProtectionDomain streamPd) {
@@ -160,6 +191,13 @@ public final class StagTable {
    * allocation. A region invalidated between the check and the pin yields
    * {@link StagCheck#INVALID_STAG}, and nothing is placed.
    *
+   * @param stag the STag
+   * @param to the tagged offset
+   * @param src the received ULPDU
+   * @param srcIndex the index in {@code src} of the first octet to place
+   * @param length the number of octets
+   * @param requiredAccess the access the operation needs, an AccessFlags bit set
+   * @param streamPd the protection domain of the stream asking
    * @return {@link StagCheck#OK} when placed, else why not (nothing was placed)
    */
   public StagCheck checkAndPlace(int stag, long to, Ulpdu src, int srcIndex, int length,
@@ -190,6 +228,7 @@ public final class StagTable {
    *
    * @param stag the Invalidate STag from the message
    * @param streamPd the Protection Domain of the stream the message came in on
+   * @return the outcome
    */
   public InvalidateResult remoteInvalidate(int stag, ProtectionDomain streamPd) {
     Objects.requireNonNull(streamPd, "streamPd");
