@@ -48,11 +48,14 @@ import org.junit.jupiter.api.Timeout;
  *   <li>the server sends the Terminate the RFCs prescribe (its ERROR event carries the decoded
  *       Layer/EType/Code, {@code receivedFromPeer=false}) and the client receives the same one
  *       (ERROR event, {@code receivedFromPeer=true}); DISCONNECTED follows on both;
- *   <li>the client's oldest work request still in flight (an RDMA Read posted behind the
- *       faulty message, since a Write or Send completes once TCP took it) completes with the
- *       status of the package Javadoc's Terminate table and {@code vendorError = layer << 16 |
- *       type << 8 | code}; a server receive the error is charged to (LOC_LEN_ERR,
- *       LOC_ACCESS_ERR) carries the same vendor error;
+ *   <li>the client's oldest send work request still in flight when the Terminate arrives
+ *       completes with the status of the package Javadoc's Terminate table and {@code
+ *       vendorError = layer << 16 | type << 8 | code}. A Write or Send completes once TCP took
+ *       it, which races with the Terminate, so an RDMA Read is posted behind the faulty message:
+ *       either the faulty message completed SUCCESS and the Read carries the error, or the
+ *       faulty message carries it and the Read is flushed; both orders are accepted, nothing
+ *       else. A server receive the error is charged to (LOC_LEN_ERR, LOC_ACCESS_ERR) carries
+ *       the same vendor error;
  *   <li>every other posted work request completes exactly once, SUCCESS or WR_FLUSH_ERR, as do
  *       work requests posted after the error; both queue pairs end in ERROR; nothing else is
  *       left in the completion queues; the devices close without a leak (PARANOID detector).
@@ -184,13 +187,18 @@ class VerbsErrorsIT {
   }
 
   /**
-   * Collects {@code expected.size()} completions of {@code peer} and checks each one's status;
-   * a status other than SUCCESS and WR_FLUSH_ERR must carry {@code vendor}.
+   * Collects {@code expected.size() + chain.length} completions of {@code peer}, each work
+   * request exactly once, and checks the status of each one in {@code expected}; a status other
+   * than SUCCESS and WR_FLUSH_ERR must carry {@code vendor}. {@code chain} lists send work
+   * requests in posting order, one of which the Terminate is charged to: the oldest still in
+   * flight when it arrived (a Write or Send completes once TCP took it, which may or may not
+   * have been reported yet). So the chain must read SUCCESS*, {@code charged}, WR_FLUSH_ERR*.
    */
   private static Map<Long, WorkCompletion> expectCompletions(ErrItPeer peer, String who,
-      Map<Long, WcStatus> expected, int vendor) throws InterruptedException {
+      Map<Long, WcStatus> expected, int vendor, WcStatus charged, long... chain)
+      throws InterruptedException {
     Map<Long, WorkCompletion> got = new HashMap<>();
-    for (WorkCompletion wc : peer.nextCompletions(expected.size())) {
+    for (WorkCompletion wc : peer.nextCompletions(expected.size() + chain.length)) {
       assertFalse(got.containsKey(wc.wrId()), who + ": completed twice: " + wc);
       got.put(wc.wrId(), wc);
     }
@@ -202,7 +210,31 @@ class VerbsErrorsIT {
         assertEquals(vendor, wc.vendorError(), who + ": vendorError of " + wc);
       }
     }
+    int phase = 0; // 0: SUCCESS so far, 1: charged seen
+    for (long id : chain) {
+      WorkCompletion wc = got.get(id);
+      assertNotNull(wc, who + ": no completion for wrId " + id + " in " + got);
+      if (phase == 0 && wc.status() == WcStatus.SUCCESS) {
+        continue;
+      }
+      if (phase == 0) {
+        assertEquals(charged, wc.status(), who + ": the charged work request " + wc + " in " + got);
+        assertEquals(vendor, wc.vendorError(), who + ": vendorError of " + wc);
+        phase = 1;
+      } else {
+        assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(), who + ": after the charged one " + wc);
+      }
+    }
+    if (chain.length > 0) {
+      assertEquals(1, phase, who + ": one work request of " + java.util.Arrays.toString(chain)
+          + " carries the Terminate: " + got);
+    }
     return got;
+  }
+
+  private static Map<Long, WorkCompletion> expectCompletions(ErrItPeer peer, String who,
+      Map<Long, WcStatus> expected, int vendor) throws InterruptedException {
+    return expectCompletions(peer, who, expected, vendor, WcStatus.SUCCESS);
   }
 
   /** The one ERROR event among {@code events}, with its Terminate. */
@@ -225,9 +257,9 @@ class VerbsErrorsIT {
    * The common end of every case: the Terminate on both sides, the completions, ERROR states,
    * flushes of later work requests, empty completion queues.
    */
-  private void expectTerminate(Conn c, int vendor, Map<Long, WcStatus> clientWrs,
-      Map<Long, WcStatus> serverWrs) throws Exception {
-    expectCompletions(client, "client", clientWrs, vendor);
+  private void expectTerminate(Conn c, int vendor, WcStatus charged, long[] chain,
+      Map<Long, WcStatus> clientWrs, Map<Long, WcStatus> serverWrs) throws Exception {
+    expectCompletions(client, "client", clientWrs, vendor, charged, chain);
     expectCompletions(server, "server", serverWrs, vendor);
 
     List<ConnectionEvent> ce = client.eventsUntilDisconnected();
@@ -290,7 +322,8 @@ class VerbsErrorsIT {
     postWrite(c.cqp, 1, stag, address, length);
     postRead(c.cqp, 2, target, 64, 0);
     expectTerminate(c, vendor,
-        wrs(1, WcStatus.SUCCESS, 2, WcStatus.REM_ACCESS_ERR, CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
+        WcStatus.REM_ACCESS_ERR, new long[] {1, 2},
+        wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
         wrs(SERVER_RECV, WcStatus.WR_FLUSH_ERR));
     for (int i = 0; i < target.length(); i++) {
       assertEquals(0, target.buffer().getByte(i), "nothing placed at " + i);
@@ -332,8 +365,8 @@ class VerbsErrorsIT {
     postSend(c.cqp, 1, WorkRequestOpcode.SEND, 16, 0);
     postRead(c.cqp, 2, target, 64, 0);
     expectTerminate(c, 0x01_02_02,
-        wrs(1, WcStatus.SUCCESS, 2, WcStatus.REM_INV_REQ_ERR,
-            CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
+        WcStatus.REM_INV_REQ_ERR, new long[] {1, 2},
+        wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
         wrs());
   }
 
@@ -346,8 +379,8 @@ class VerbsErrorsIT {
     postSend(c.cqp, 1, WorkRequestOpcode.SEND, 17, 0);
     postRead(c.cqp, 2, target, 64, 0);
     expectTerminate(c, 0x01_02_05,
-        wrs(1, WcStatus.SUCCESS, 2, WcStatus.REM_INV_REQ_ERR,
-            CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
+        WcStatus.REM_INV_REQ_ERR, new long[] {1, 2},
+        wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
         wrs(SERVER_RECV, WcStatus.LOC_LEN_ERR, SERVER_RECV_2, WcStatus.WR_FLUSH_ERR));
   }
 
@@ -362,8 +395,8 @@ class VerbsErrorsIT {
     postSend(c.cqp, 1, opcode, 8, stag);
     postRead(c.cqp, 2, target, 64, 0);
     expectTerminate(c, vendor,
-        wrs(1, WcStatus.SUCCESS, 2, WcStatus.REM_ACCESS_ERR,
-            CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
+        WcStatus.REM_ACCESS_ERR, new long[] {1, 2},
+        wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
         wrs(SERVER_RECV, WcStatus.LOC_ACCESS_ERR, SERVER_RECV_2, WcStatus.WR_FLUSH_ERR));
     if (victim != null) {
       assertTrue(victim.isValid(), "the STag was not invalidated");
@@ -431,6 +464,7 @@ class VerbsErrorsIT {
     assertEquals(1, charged, "one Read carries the Terminate: " + got);
     assertEquals(WcStatus.WR_FLUSH_ERR, got.get(CLIENT_RECV).status());
     assertEquals(1, c.serverConnection.get(T, TimeUnit.SECONDS).ird(), "server IRD");
-    expectTerminate(c, 0x01_02_02, wrs(), wrs(SERVER_RECV, WcStatus.WR_FLUSH_ERR));
+    expectTerminate(c, 0x01_02_02, WcStatus.REM_INV_REQ_ERR, new long[0], wrs(),
+        wrs(SERVER_RECV, WcStatus.WR_FLUSH_ERR));
   }
 }
