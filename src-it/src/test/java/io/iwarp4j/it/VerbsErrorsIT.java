@@ -34,6 +34,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,7 +52,10 @@ import org.junit.jupiter.api.Timeout;
  *   <li>the client's oldest send work request still in flight when the Terminate arrives
  *       completes with the status of the package Javadoc's Terminate table and {@code
  *       vendorError = layer << 16 | type << 8 | code}. A Write or Send completes once TCP took
- *       it, which races with the Terminate, so an RDMA Read is posted behind the faulty message:
+ *       it, which races with the Terminate, so an RDMA Read is posted behind the faulty message
+ *       (both posted on the event loop from the ESTABLISHED listener, so both are issued before
+ *       the Terminate can be read; posted from the test thread, the Read may still be in the
+ *       posting ring when the Terminate arrives, and then nothing is charged, all is flushed):
  *       either the faulty message completed SUCCESS and the Read carries the error, or the
  *       faulty message carries it and the Read is flushed; both orders are accepted, nothing
  *       else. A server receive the error is charged to (LOC_LEN_ERR, LOC_ACCESS_ERR) carries
@@ -141,24 +145,41 @@ class VerbsErrorsIT {
    * the server's queue pair (e.g. posts receives) before the accept.
    */
   private Conn connect(ConnectParams.Builder params, int serverIrd, int clientOrd,
-      AcceptParams.Builder accept, Consumer<QueuePair> serverSetup) throws Exception {
+      AcceptParams.Builder accept, Consumer<QueuePair> serverSetup,
+      Consumer<QueuePair> clientFirst) throws Exception {
     Conn c = new Conn();
     c.cqp = client.newQp(-1, clientOrd);
     c.cqp.postRecv(new RecvWorkRequest(1).wrId(CLIENT_RECV).addSge(src, 0, 64));
+    AtomicReference<RuntimeException> postFailure = new AtomicReference<>();
     CompletableFuture<RdmaConnection> cf = client.device.connect(c.cqp, listener.localAddress(),
-        params.eventListener(client.events::add).build());
+        params.eventListener(e -> {
+          if (e.type() == ConnectionEventType.ESTABLISHED && clientFirst != null) {
+            // On the event loop: what is posted here is issued in one batch, before the loop
+            // reads anything from the peer, so it is all in flight when a Terminate arrives.
+            try {
+              clientFirst.accept(e.queuePair());
+            } catch (RuntimeException ex) {
+              postFailure.set(ex);
+            }
+          }
+          client.events.add(e);
+        }).build());
     ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
     assertNotNull(request, "no connect request");
     c.sqp = server.newQp(serverIrd, -1);
     serverSetup.accept(c.sqp);
     c.serverConnection = request.accept(c.sqp, accept.eventListener(server.events::add).build());
     c.clientConnection = cf.get(T, TimeUnit.SECONDS);
-    assertEquals(QpState.RTS, c.cqp.state());
+    if (postFailure.get() != null) {
+      throw postFailure.get();
+    }
     return c;
   }
 
-  private Conn connect(Consumer<QueuePair> serverSetup) throws Exception {
-    return connect(ConnectParams.builder(), -1, -1, AcceptParams.builder(), serverSetup);
+  private Conn connect(Consumer<QueuePair> serverSetup, Consumer<QueuePair> clientFirst)
+      throws Exception {
+    return connect(ConnectParams.builder(), -1, -1, AcceptParams.builder(), serverSetup,
+        clientFirst);
   }
 
   private static void postRecv(QueuePair qp, long wrId, MemoryRegion mr, int offset, int len) {
@@ -318,9 +339,10 @@ class VerbsErrorsIT {
    * to; the server has one receive posted, which is flushed.
    */
   private void faultyWrite(int stag, long address, int length, int vendor) throws Exception {
-    Conn c = connect(sqp -> postRecv(sqp, SERVER_RECV, srvRecv, 0, 64));
-    postWrite(c.cqp, 1, stag, address, length);
-    postRead(c.cqp, 2, target, 64, 0);
+    Conn c = connect(sqp -> postRecv(sqp, SERVER_RECV, srvRecv, 0, 64), cqp -> {
+      postWrite(cqp, 1, stag, address, length);
+      postRead(cqp, 2, target, 64, 0);
+    });
     expectTerminate(c, vendor,
         WcStatus.REM_ACCESS_ERR, new long[] {1, 2},
         wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
@@ -361,9 +383,10 @@ class VerbsErrorsIT {
 
   @Test
   void sendWithNoReceivePosted() throws Exception {
-    Conn c = connect(sqp -> { });
-    postSend(c.cqp, 1, WorkRequestOpcode.SEND, 16, 0);
-    postRead(c.cqp, 2, target, 64, 0);
+    Conn c = connect(sqp -> { }, cqp -> {
+      postSend(cqp, 1, WorkRequestOpcode.SEND, 16, 0);
+      postRead(cqp, 2, target, 64, 0);
+    });
     expectTerminate(c, 0x01_02_02,
         WcStatus.REM_INV_REQ_ERR, new long[] {1, 2},
         wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
@@ -375,9 +398,10 @@ class VerbsErrorsIT {
     Conn c = connect(sqp -> {
       postRecv(sqp, SERVER_RECV, srvRecv, 0, 16);
       postRecv(sqp, SERVER_RECV_2, srvRecv, 64, 64);
+    }, cqp -> {
+      postSend(cqp, 1, WorkRequestOpcode.SEND, 17, 0);
+      postRead(cqp, 2, target, 64, 0);
     });
-    postSend(c.cqp, 1, WorkRequestOpcode.SEND, 17, 0);
-    postRead(c.cqp, 2, target, 64, 0);
     expectTerminate(c, 0x01_02_05,
         WcStatus.REM_INV_REQ_ERR, new long[] {1, 2},
         wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
@@ -391,9 +415,10 @@ class VerbsErrorsIT {
     Conn c = connect(sqp -> {
       postRecv(sqp, SERVER_RECV, srvRecv, 0, 64);
       postRecv(sqp, SERVER_RECV_2, srvRecv, 64, 64);
+    }, cqp -> {
+      postSend(cqp, 1, opcode, 8, stag);
+      postRead(cqp, 2, target, 64, 0);
     });
-    postSend(c.cqp, 1, opcode, 8, stag);
-    postRead(c.cqp, 2, target, 64, 0);
     expectTerminate(c, vendor,
         WcStatus.REM_ACCESS_ERR, new long[] {1, 2},
         wrs(CLIENT_RECV, WcStatus.WR_FLUSH_ERR),
@@ -440,11 +465,12 @@ class VerbsErrorsIT {
   void readRequestsBeyondTheRespondersIrd() throws Exception {
     MemoryRegion big = server.region(1 << 20);
     Conn c = connect(ConnectParams.builder().revision(1), 1, 4, AcceptParams.builder(),
-        sqp -> postRecv(sqp, SERVER_RECV, srvRecv, 0, 64));
+        sqp -> postRecv(sqp, SERVER_RECV, srvRecv, 0, 64), cqp -> {
+          postRead(cqp, 1, big, 1 << 20, 0);
+          postRead(cqp, 2, big, 1 << 20, 1 << 20);
+          postRead(cqp, 3, big, 1 << 20, 2 << 20);
+        });
     assertEquals(4, c.clientConnection.ord(), "the client's ORD is its own");
-    postRead(c.cqp, 1, big, 1 << 20, 0);
-    postRead(c.cqp, 2, big, 1 << 20, 1 << 20);
-    postRead(c.cqp, 3, big, 1 << 20, 2 << 20);
     Map<Long, WorkCompletion> got = new HashMap<>();
     for (WorkCompletion wc : client.nextCompletions(4)) {
       got.put(wc.wrId(), wc);
