@@ -121,6 +121,178 @@ class VerbsWireCheckIT {
     assertEquals(1, messages.get(6), "Send with SE and Invalidate: " + out);
   }
 
+  /**
+   * The exact Terminate octets of one error per kind, as tshark decodes them: a DDP Tagged
+   * Buffer error (Write to an unknown STag, 1/1/0x00, echoing the 14-octet tagged header), an
+   * RDMAP Remote Protection error (Send with Invalidate of an STag that may not be invalidated,
+   * 0/1/0x09, echoing the 18-octet untagged header with the Invalidate STag) and a DDP Untagged
+   * Buffer error (Send longer than the receive, 1/2/0x05). Each on its own connection in one
+   * capture; check.py must find no error and three Terminates. tshark's fields give Layer,
+   * EType, code, M, segment length, QN and MSN; the whole FPDU up to the CRC is compared octet by
+   * octet with the TCP payload, because tshark 4.0 shows only the first 14 octets of the
+   * terminated (18-octet, untagged) DDP header of an RDMAP-layer Terminate.
+   */
+  @Test
+  void theTerminateOfEachKindHasItsExactOctets() throws Exception {
+    WireCheck.requireAvailable();
+    Path dir = Paths.get("target", "wirecheck");
+    Files.createDirectories(dir);
+    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+      int port = WireCheck.freePort();
+      Path pcap = dir.resolve("verbs-terminates-" + port + ".pcap").toAbsolutePath();
+      List<String[]> expected = new ArrayList<>();
+      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+        try (ErrItPeer server = new ErrItPeer(); ErrItPeer client = new ErrItPeer()) {
+          BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
+          RdmaListener listener = server.device.listen(
+              new InetSocketAddress("127.0.0.1", port), requests::add);
+          MemoryRegion local = client.region(256);
+          MemoryRegion sRecv = server.region(256);
+          MemoryRegion noInvalidate = server.pd.allocate(64,
+              AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+          int unknownStag = noInvalidate.stag() ^ 0xFF;
+          long to = 0x1122_3344_5566_7788L;
+
+          terminated(server, client, listener, requests, sqp -> { },
+              cqp -> cqp.postSend(new SendWorkRequest(1).wrId(1)
+                  .opcode(WorkRequestOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                  .remote(unknownStag, to).addSge(local, 0, 16)), 0x01_01_00);
+          expected.add(new String[] {"1", "", "1", "", "0", "", "001e",
+              "c140" + hex(unknownStag, 8) + Long.toHexString(to)});
+
+          terminated(server, client, listener, requests,
+              sqp -> sqp.postRecv(new RecvWorkRequest(1).wrId(1).addSge(sRecv, 0, 64)),
+              cqp -> cqp.postSend(new SendWorkRequest(1).wrId(1)
+                  .opcode(WorkRequestOpcode.SEND_WITH_INVALIDATE).flags(SendFlags.SIGNALED)
+                  .invalidateStag(noInvalidate.stag()).addSge(local, 0, 8)), 0x00_01_09);
+          expected.add(new String[] {"0", "1", "", "9", "", "", "001a",
+              "4144" + hex(noInvalidate.stag(), 8) + "00000000" + "00000001" + "00000000"});
+
+          terminated(server, client, listener, requests,
+              sqp -> sqp.postRecv(new RecvWorkRequest(1).wrId(1).addSge(sRecv, 0, 16)),
+              cqp -> cqp.postSend(new SendWorkRequest(1).wrId(1).opcode(WorkRequestOpcode.SEND)
+                  .flags(SendFlags.SIGNALED).addSge(local, 0, 17)), 0x01_02_05);
+          expected.add(new String[] {"1", "", "2", "", "", "5", "0023",
+              "4143" + "00000000" + "00000000" + "00000001" + "00000000"});
+        }
+        capture.stop();
+      }
+      WireCheck.Result r = WireCheck.check(pcap, port);
+      if (r.passed()) {
+        List<String[]> got = terminateFields(pcap, port);
+        assertEquals(expected.size(), got.size(), "Terminate frames");
+        for (int i = 0; i < expected.size(); i++) {
+          String[] e = expected.get(i);
+          String[] f = got.get(i);
+          String what = "Terminate " + (i + 1) + ": " + String.join("|", f);
+          for (int k = 0; k < 6; k++) {
+            assertEquals(e[k], f[k].isEmpty() ? "" : Integer.toString(Integer.decode(f[k])),
+                what + " field " + k);
+          }
+          assertTrue(f[6].equals("1") || f[6].equalsIgnoreCase("True"), "M=1: " + what);
+          assertEquals(e[6], f[7].replace(":", ""), "segment length: " + what);
+          assertEquals(2, Integer.decode(f[9]), "QN 2: " + what);
+          assertEquals(1, Integer.decode(f[10]), "MSN 1: " + what);
+          // The exact octets from the TCP payload (tshark 4.0 shows only 14 octets of the
+          // terminated DDP header of an RDMAP-layer Terminate, so its field is not used):
+          // ULPDU_LENGTH, the untagged DDP header (L=1, DV=1, RV=1, opcode 7, QN 2, MSN 1,
+          // MO 0), then the Terminate control (Layer|EType, code, M=1 D=1 R=0), the segment
+          // length and the echoed header.
+          int layerType = Integer.parseInt(e[0]) << 4
+              | Integer.parseInt(e[1].isEmpty() ? e[2] : e[1]);
+          int code = Integer.parseInt(!e[3].isEmpty() ? e[3] : !e[4].isEmpty() ? e[4] : e[5]);
+          String terminate = hex(layerType, 2) + hex(code, 2) + "c000" + e[6] + e[7];
+          String ddp = "4147" + "00000000" + "00000002" + "00000001" + "00000000";
+          String fpdu = hex((ddp.length() + terminate.length()) / 2, 4) + ddp + terminate;
+          assertTrue(f[11].replace(":", "").startsWith(fpdu),
+              "the Terminate's octets: expected " + fpdu + ", got " + f[11]);
+        }
+      }
+      return r;
+    });
+    String out = result.output();
+    System.out.println(out);
+    assertTrue(result.passed(), "check.py found errors:\n" + out);
+    assertTrue(out.contains("TCP connections: 3, with MPA startup: 3"), out);
+    assertTrue(out.contains("\nErrors: 0"), out);
+    assertTrue(out.contains("bad 0,"), out);
+    assertEquals(3, opcodeMessages(out).get(7), "three Terminates: " + out);
+  }
+
+  private static String hex(long v, int digits) {
+    String h = Long.toHexString(v & 0xFFFF_FFFFL);
+    return "0".repeat(Math.max(0, digits - h.length())) + h;
+  }
+
+  /**
+   * One connection: {@code first} posts the faulty message on the event loop (at ESTABLISHED),
+   * the server refuses it; both sides must report the Terminate {@code vendor}.
+   */
+  private static void terminated(ErrItPeer server, ErrItPeer client, RdmaListener listener,
+      BlockingQueue<ConnectRequest> requests, java.util.function.Consumer<QueuePair> setup,
+      java.util.function.Consumer<QueuePair> first, int vendor) throws Exception {
+    QueuePair cqp = client.newQp(-1, -1);
+    CompletableFuture<RdmaConnection> cf = client.device.connect(cqp, listener.localAddress(),
+        ConnectParams.builder().crc(true).eventListener(e -> {
+          if (e.type() == ConnectionEventType.ESTABLISHED) {
+            first.accept(cqp);
+          }
+          client.events.add(e);
+        }).build());
+    ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
+    assertNotNull(request, "connect request");
+    QueuePair sqp = server.newQp(-1, -1);
+    setup.accept(sqp);
+    request.accept(sqp, AcceptParams.builder().eventListener(server.events::add).build());
+    cf.get(T, TimeUnit.SECONDS);
+    for (ErrItPeer peer : List.of(client, server)) {
+      TerminateInfo t = null;
+      List<io.iwarp4j.verbs.ConnectionEvent> events = peer.eventsUntilDisconnected();
+      for (io.iwarp4j.verbs.ConnectionEvent e : events) {
+        if (e.type() == ConnectionEventType.ERROR) {
+          t = e.terminate();
+        }
+      }
+      assertNotNull(t, events.toString());
+      assertEquals(vendor, t.vendorError(), t.toString());
+    }
+    // Whatever each side had posted completes (error or flush); drain it.
+    while (client.cq.size() > 0 || server.cq.size() > 0) {
+      if (client.cq.size() > 0) {
+        client.nextCompletion();
+      }
+      if (server.cq.size() > 0) {
+        server.nextCompletion();
+      }
+    }
+  }
+
+  /** The Terminates tshark decoded, in frame order, as raw field strings. */
+  private static List<String[]> terminateFields(Path pcap, int port)
+      throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("tshark", "-r", pcap.toString(), "-n",
+        "-o", "tcp.try_heuristic_first:TRUE",
+        "-o", "iwarp_ddp_rdmap.reassemble_iwarp_rdma_send:FALSE",
+        "--disable-heuristic", "rpcrdma_iwarp", "--disable-heuristic", "smb_direct_iwarp",
+        "-Y", "tcp.port == " + port + " && iwarp_rdma.terminate",
+        "-T", "fields", "-E", "separator=|",
+        "-e", "iwarp_rdma.term_layer", "-e", "iwarp_rdma.term_etype_rdma",
+        "-e", "iwarp_rdma.term_etype_ddp", "-e", "iwarp_rdma.term_errcode_rdma",
+        "-e", "iwarp_rdma.term_errcode_ddp_tagged", "-e", "iwarp_rdma.term_errcode_ddp_untagged",
+        "-e", "iwarp_rdma.term_hdrct_m", "-e", "iwarp_rdma.term_ddp_seg_len",
+        "-e", "iwarp_rdma.term_ddp_h", "-e", "iwarp_ddp.qn", "-e", "iwarp_ddp.msn",
+        "-e", "tcp.payload"));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "tshark finished");
+    System.out.println("Terminates as tshark decodes them:\n" + out);
+    List<String[]> rows = new ArrayList<>();
+    out.lines().filter(l -> l.contains("|")).forEach(l -> rows.add(l.split("\\|", -1)));
+    return rows;
+  }
+
   /** check.py's opcode table: opcode to message count. */
   private static Map<Integer, Integer> opcodeMessages(String out) {
     Map<Integer, Integer> m = new HashMap<>();
