@@ -26,6 +26,7 @@ import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.net.InetSocketAddress;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -247,7 +248,7 @@ class VerbsErrorsIT {
       }
     }
     if (chain.length > 0) {
-      assertEquals(1, phase, who + ": one work request of " + java.util.Arrays.toString(chain)
+      assertEquals(1, phase, who + ": one work request of " + Arrays.toString(chain)
           + " carries the Terminate: " + got);
     }
     return got;

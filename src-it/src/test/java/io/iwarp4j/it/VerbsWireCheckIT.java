@@ -10,6 +10,7 @@ import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
+import io.iwarp4j.verbs.ConnectionEvent;
 import io.iwarp4j.verbs.ConnectionEventType;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.QueuePair;
@@ -37,6 +38,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -229,8 +231,8 @@ class VerbsWireCheckIT {
    * the server refuses it; both sides must report the Terminate {@code vendor}.
    */
   private static void terminated(ErrItPeer server, ErrItPeer client, RdmaListener listener,
-      BlockingQueue<ConnectRequest> requests, java.util.function.Consumer<QueuePair> setup,
-      java.util.function.Consumer<QueuePair> first, int vendor) throws Exception {
+      BlockingQueue<ConnectRequest> requests, Consumer<QueuePair> setup,
+      Consumer<QueuePair> first, int vendor) throws Exception {
     QueuePair cqp = client.newQp(-1, -1);
     CompletableFuture<RdmaConnection> cf = client.device.connect(cqp, listener.localAddress(),
         ConnectParams.builder().crc(true).eventListener(e -> {
@@ -247,8 +249,8 @@ class VerbsWireCheckIT {
     cf.get(T, TimeUnit.SECONDS);
     for (ErrItPeer peer : List.of(client, server)) {
       TerminateInfo t = null;
-      List<io.iwarp4j.verbs.ConnectionEvent> events = peer.eventsUntilDisconnected();
-      for (io.iwarp4j.verbs.ConnectionEvent e : events) {
+      List<ConnectionEvent> events = peer.eventsUntilDisconnected();
+      for (ConnectionEvent e : events) {
         if (e.type() == ConnectionEventType.ERROR) {
           t = e.terminate();
         }
@@ -436,8 +438,8 @@ class VerbsWireCheckIT {
   }
 
   private static void drainUntilDisconnected(ErrItPeer peer) throws InterruptedException {
-    List<io.iwarp4j.verbs.ConnectionEvent> events = peer.eventsUntilDisconnected();
-    for (io.iwarp4j.verbs.ConnectionEvent e : events) {
+    List<ConnectionEvent> events = peer.eventsUntilDisconnected();
+    for (ConnectionEvent e : events) {
       assertFalse(e.type() == ConnectionEventType.ERROR, "no error: " + events);
     }
   }
@@ -471,9 +473,9 @@ class VerbsWireCheckIT {
     if (charged == done.get(0)) {
       assertEquals(WcStatus.WR_FLUSH_ERR, done.get(1).status(), done.toString());
     }
-    List<io.iwarp4j.verbs.ConnectionEvent> events = client.eventsUntilDisconnected();
+    List<ConnectionEvent> events = client.eventsUntilDisconnected();
     TerminateInfo t = null;
-    for (io.iwarp4j.verbs.ConnectionEvent e : events) {
+    for (ConnectionEvent e : events) {
       if (e.type() == ConnectionEventType.ERROR) {
         t = e.terminate();
       }
