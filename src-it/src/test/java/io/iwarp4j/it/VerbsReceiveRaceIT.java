@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Reproduces a library bug (opt-in: {@code -Dit.receiveRace=true}, so the default build stays
+ * Reproduces a library bug (opt-in: {@code -Dit.knownBugs=true}, so the default build stays
  * green until it is fixed): a receive posted with {@code QueuePair.postRecv}, which has
  * returned, is not seen by a Send the peer posts afterwards. postRecv only puts the receive in
  * a ring and queues a drain task on the connection's event loop ({@code QueuePair.wakeUp});
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * it. Typically fails within the first few dozen iterations.
  */
 @Timeout(60)
-@EnabledIfSystemProperty(named = "it.receiveRace", matches = "true")
+@EnabledIfSystemProperty(named = "it.knownBugs", matches = "true")
 class VerbsReceiveRaceIT {
   @Test
   void aReceivePostedBeforeThePeersSendCatchesIt() throws Exception {
