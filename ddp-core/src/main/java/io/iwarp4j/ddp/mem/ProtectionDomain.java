@@ -2,6 +2,7 @@ package io.iwarp4j.ddp.mem;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -218,13 +219,22 @@ public final class ProtectionDomain implements AutoCloseable {
     return adopt(allocateAligned(length), access, options, true, false);
   }
 
+  /**
+   * Regions come from the pooled allocator, not Netty 4.2's default adaptive one: an adaptive
+   * buffer is a view of a chunk shared with other allocations, and the chunk's single scratch
+   * NIO view (used by Netty's socket writes and by the CRC) would then be shared by every event
+   * loop sending from any region in that chunk, which puts wrong octets on the wire
+   * (VerbsConcurrencyIT found it). A pooled buffer is its own root, and its slices are recycled.
+   */
+  private static final ByteBufAllocator REGION_ALLOCATOR = PooledByteBufAllocator.DEFAULT;
+
   private static ByteBuf allocateAligned(int length) {
-    ByteBuf buf = ByteBufAllocator.DEFAULT.directBuffer(length, length);
+    ByteBuf buf = REGION_ALLOCATOR.directBuffer(length, length);
     int misalignment = buf.nioBuffer(0, length).alignmentOffset(0, Long.BYTES);
     if (misalignment != 0 && length <= Integer.MAX_VALUE - (Long.BYTES - 1)) {
       // Pooled and malloc'ed memory is aligned in practice; this is the fallback.
       buf.release();
-      ByteBuf bigger = ByteBufAllocator.DEFAULT.directBuffer(length + Long.BYTES - 1);
+      ByteBuf bigger = REGION_ALLOCATOR.directBuffer(length + Long.BYTES - 1);
       int skip = (Long.BYTES - bigger.nioBuffer(0, 1).alignmentOffset(0, Long.BYTES)) & (Long.BYTES - 1);
       buf = bigger.retainedSlice(skip, length);
       bigger.release();
