@@ -499,6 +499,11 @@ public final class DdpStream implements UlpduListener {
     }
 
     @Override
+    public void replenish(int qn) {
+      listener.replenishUntagged(qn);
+    }
+
+    @Override
     public boolean acceptSegment(int qn, Ulpdu segment) {
       if (listener.acceptUntagged(qn, UntaggedHeader.rsvdUlp(segment), segment)) {
         return true;

@@ -115,4 +115,14 @@ public interface DdpStreamListener {
 
   /** The peer closed its sending half cleanly, at an FPDU boundary (RFC 5041 §6.2.1). */
   void onInputClosed();
+
+  /**
+   * A new untagged message on {@code qn} found no posted buffer; the upper layer may post
+   * buffers it has already accepted (a verbs receive posted on another thread and not yet handed
+   * to this event loop) before the stream reports "no buffer available". Must not block.
+   *
+   * @param qn the queue
+   */
+  default void replenishUntagged(int qn) {
+  }
 }

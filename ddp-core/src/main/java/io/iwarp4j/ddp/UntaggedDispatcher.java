@@ -161,6 +161,11 @@ public final class UntaggedDispatcher {
     int msn = UntaggedHeader.msn(segment);
     int payloadLength = length - UntaggedHeader.LENGTH;
     DdpError error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
+    if (error == DdpError.INVALID_MSN_NO_BUFFER) {
+      // Buffers the upper layer accepted may still be on their way to this loop: ask once.
+      listener.replenish(qn);
+      error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
+    }
     if (error != null) {
       fail(error, segment, headerLength);
       return;

@@ -49,4 +49,14 @@ public interface UntaggedReceiveListener {
   default boolean acceptSegment(int qn, Ulpdu segment) {
     return true;
   }
+
+  /**
+   * A new message on {@code qn} found no posted buffer. Called once before that is reported as
+   * "no buffer available", so an upper layer that has accepted buffers it has not handed down yet
+   * can post them now; the check is then repeated.
+   *
+   * @param qn the queue
+   */
+  default void replenish(int qn) {
+  }
 }

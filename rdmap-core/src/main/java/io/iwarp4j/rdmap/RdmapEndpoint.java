@@ -707,4 +707,9 @@ public final class RdmapEndpoint {
   StagTable stagTable() {
     return stags;
   }
+
+  /** A Send found no posted receive buffer: let the owner hand over what it already accepted. */
+  void receiveBuffersNeeded() {
+    listener.onReceiveBuffersNeeded();
+  }
 }

@@ -67,4 +67,13 @@ public interface RdmapEndpointListener {
    * @param graceful true for an orderly FIN at a message boundary
    */
   void onDisconnected(boolean graceful);
+
+  /**
+   * A Send arrived and no receive buffer is posted. The owner should post, right now and on this
+   * thread, any receive it has already accepted but not yet handed over with
+   * {@link RdmapEndpoint#postReceive}; if none is posted by the time this returns, the Send is
+   * a protocol error (Terminate "no buffer available").
+   */
+  default void onReceiveBuffersNeeded() {
+  }
 }

@@ -81,6 +81,13 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
+  public void replenishUntagged(int qn) {
+    if (qn == 0) {
+      endpoint.receiveBuffersNeeded();
+    }
+  }
+
+  @Override
   public boolean acceptUntagged(int qn, long rsvdUlp, Ulpdu segment) {
     if (DdpControl.isLast(DdpControl.get(segment))) {
       lastMessage.capture(segment);

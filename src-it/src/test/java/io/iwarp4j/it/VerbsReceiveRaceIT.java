@@ -22,20 +22,16 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Reproduces a library bug (opt-in: {@code -Dit.knownBugs=true}, so the default build stays
- * green until it is fixed): a receive posted with {@code QueuePair.postRecv}, which has
- * returned, is not seen by a Send the peer posts afterwards. postRecv only puts the receive in
- * a ring and queues a drain task on the connection's event loop ({@code QueuePair.wakeUp});
- * when the loop reads the Send before running that task, DDP finds no buffer and the receiver
- * sends Terminate 1/2/0x02 (Invalid MSN - no buffer available) and the connection dies. Proves
- * (when enabled and the bug is fixed): a receive posted before the peer's Send always catches
- * it. Typically fails within the first few dozen iterations.
+ * A receive posted with {@code QueuePair.postRecv}, which has returned, catches a Send the peer
+ * posts afterwards. postRecv puts the receive in a ring and wakes the connection's event loop;
+ * when the loop reads the Send before that wake-up ran, DDP first asks the queue pair to hand
+ * over what its ring holds ({@code RdmapEndpointListener#onReceiveBuffersNeeded}) instead of
+ * answering Terminate 1/2/0x02 (Invalid MSN - no buffer available). Before that hook this test
+ * failed within the first few dozen iterations.
  */
 @Timeout(60)
-@EnabledIfSystemProperty(named = "it.knownBugs", matches = "true")
 class VerbsReceiveRaceIT {
   @Test
   void aReceivePostedBeforeThePeersSendCatchesIt() throws Exception {

@@ -855,6 +855,17 @@ public final class QueuePair implements AutoCloseable {
   /** The RDMAP endpoint's callbacks; all on the event loop. */
   private final class EndpointEvents implements RdmapEndpointListener {
     @Override
+    public void onReceiveBuffersNeeded() {
+      // A postRecv that returned before the peer's Send may still sit in the ring: the wake-up
+      // task has not run yet. Hand it over now, on this loop, before DDP says "no buffer".
+      rq.drain();
+      QpState s = state;
+      if (s == QpState.RTR || s == QpState.RTS) {
+        handReceives();
+      }
+    }
+
+    @Override
     public void onSendComplete(long token) {
       if (!sq.markDone(token, 0, false)) {
         ignored("send completion", token);
