@@ -166,4 +166,9 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
   public String toString() {
     return region.toString();
   }
+
+  /** This event loop's view to take send slices from (see the DDP region's sendView). */
+  ByteBuf sendView() {
+    return region.sendView();
+  }
 }

@@ -5,6 +5,7 @@ import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
 import io.iwarp4j.rdmap.RdmapOpcode;
+import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -616,7 +617,7 @@ public final class QueuePair implements AutoCloseable {
       } else {
         int n = sgl.count();
         for (int i = 0; i < n; i++) {
-          gather.add(sgl.buffer(i).buffer(), (int) sgl.offset(i), (int) sgl.length(i));
+          gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
         }
         if (wr.opcode() == WorkRequestOpcode.RDMA_WRITE) {
           ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
@@ -853,6 +854,14 @@ public final class QueuePair implements AutoCloseable {
   }
 
   /** The RDMAP endpoint's callbacks; all on the event loop. */
+  /**
+   * The view to slice send payloads from: a region's per-thread send view, so that slices this
+   * event loop sends never share a root buffer with another thread's (Netty's scratch NIO view).
+   */
+  private static ByteBuf sendView(LocalBuffer b) {
+    return b instanceof MemoryRegion mr ? mr.sendView() : b.buffer();
+  }
+
   private final class EndpointEvents implements RdmapEndpointListener {
     @Override
     public void onReceiveBuffersNeeded() {

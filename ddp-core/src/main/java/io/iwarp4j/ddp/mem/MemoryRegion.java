@@ -8,6 +8,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,7 @@ public final class MemoryRegion implements AutoCloseable {
   private static final VarHandle STATE;
   private static final VarHandle RELEASED;
   private static final VarHandle PLACED_OCTETS;
+  private static final VarHandle SEND_OWNER;
   /** Aligned 8-octet accesses in native byte order, atomic where the hardware is. */
   private static final VarHandle LONGS =
       MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -62,6 +64,7 @@ public final class MemoryRegion implements AutoCloseable {
       STATE = lookup.findVarHandle(MemoryRegion.class, "state", int.class);
       RELEASED = lookup.findVarHandle(MemoryRegion.class, "released", boolean.class);
       PLACED_OCTETS = lookup.findVarHandle(MemoryRegion.class, "placedOctets", long.class);
+      SEND_OWNER = lookup.findVarHandle(MemoryRegion.class, "sendOwner", Thread.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -80,6 +83,18 @@ public final class MemoryRegion implements AutoCloseable {
   private final ByteBuf memory;
   /** The same octets for the VarHandle accessors. */
   private final ByteBuffer nio;
+  /**
+   * Netty keeps one scratch NIO view per root buffer (internalNioBuffer: socket writes, CRC32C),
+   * so slices of one root must only ever be sent by one thread. The first thread that sends from
+   * this region owns {@link #ownerView} (slices of the region's own memory, recycled: no
+   * allocation); any other sending thread gets a root of its own over the same memory
+   * ({@link #threadViews}; its slices are allocated, the price of sharing a region between event
+   * loops).
+   */
+  @SuppressWarnings("unused")
+  private volatile Thread sendOwner;
+  private final ByteBuf ownerView;
+  private final ConcurrentHashMap<Thread, ByteBuf> threadViews = new ConcurrentHashMap<>(4);
 
   /** INVALID and CLOSING bits plus the number of pins held. */
   @SuppressWarnings("unused")
@@ -102,6 +117,7 @@ public final class MemoryRegion implements AutoCloseable {
     this.readOnly = readOnly;
     this.memory = memory;
     this.nio = memory.nioBuffer(0, length);
+    this.ownerView = Unpooled.unreleasableBuffer(memory.duplicate().setIndex(0, length));
   }
 
   /**
@@ -347,7 +363,42 @@ public final class MemoryRegion implements AutoCloseable {
       throw new IllegalStateException("retainedSlice() without a pin: call tryPin() first on "
           + this);
     }
-    return memory.retainedSlice(offsetOf(to, length), length);
+    int offset = offsetOf(to, length);
+    ByteBuf view = sendView();
+    // The owner slices the memory itself: pooled slices are recycled, so nothing is allocated.
+    return view == ownerView ? memory.retainedSlice(offset, length)
+        : view.retainedSlice(offset, length);
+  }
+
+  /**
+   * The view the calling thread must take send-side slices from (index 0 = base TO): the
+   * region's own memory for the first thread that sends from it, a root of its own over the same
+   * memory for any other thread (see the {@code sendOwner} field). Releasing it, or anything
+   * derived from it, never releases the region's memory; a send in flight must hold a pin.
+   *
+   * @return the calling thread's send view
+   * @throws IllegalStateException once the region is closing or closed
+   */
+  public ByteBuf sendView() {
+    if ((state & CLOSING) != 0) {
+      throw new IllegalStateException("region is closed: " + this);
+    }
+    Thread t = Thread.currentThread();
+    Thread owner = sendOwner;
+    if (owner == t || (owner == null && SEND_OWNER.compareAndSet(this, null, t))) {
+      return ownerView;
+    }
+    ByteBuf root = threadViews.get(t);
+    if (root == null) {
+      // Wrapped JDK view of the same memory: its own scratch NIO view, not leak-tracked, and
+      // released (made inaccessible) when the region closes.
+      root = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(nio.duplicate().clear()));
+      ByteBuf raced = threadViews.putIfAbsent(t, root);
+      if (raced != null) {
+        root = raced;
+      }
+    }
+    return root;
   }
 
   /**
@@ -495,6 +546,11 @@ public final class MemoryRegion implements AutoCloseable {
     setBits(INVALID | CLOSING);
     awaitUnpinned();
     if (RELEASED.compareAndSet(this, false, true)) {
+      // Views handed out to other threads must fail from now on, not read freed memory.
+      for (ByteBuf view : threadViews.values()) {
+        view.unwrap().release();
+      }
+      threadViews.clear();
       memory.release();
       table.release(StagTable.indexOf(stag));
       pd.detach();
