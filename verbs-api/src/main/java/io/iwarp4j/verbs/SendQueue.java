@@ -1,9 +1,6 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.verbs.internal.MpscSlotRing;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 
 /**
  * The send queue of a {@link QueuePair}: the posting ring application threads fill, and, on the
@@ -25,9 +22,10 @@ import java.util.function.Consumer;
  * beyond the depth fails at once.
  *
  * <p>Posting is lock-free and allocation-free: a credit CAS, then a copy of the work request
- * into a preallocated ring slot. Everything else is event-loop confined.
+ * into a preallocated ring slot. Everything else is event-loop confined. The ring, the table and
+ * the positions are {@link WorkQueue}'s; "issued" is its "handed".
  */
-final class SendQueue {
+final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
   private static final BiConsumer<SendWorkRequest, SendWorkRequest> COPY =
       (from, to) -> to.copyFrom(from);
 
@@ -44,17 +42,7 @@ final class SendQueue {
     }
   }
 
-  private final int depth;
-  private final MpscSlotRing<SendWorkRequest> ring;
-  private final AtomicInteger posted = new AtomicInteger();
-  private final Entry[] table;
-  private final int mask;
-  private final Consumer<SendWorkRequest> take = this::take;
-
   // Event loop only.
-  private long head;
-  private long issued;
-  private long tail;
   private int readsOutstanding;
 
   /**
@@ -63,92 +51,42 @@ final class SendQueue {
    * @param wakeUp run by a poster when the loop should drain the ring
    */
   SendQueue(int depth, int maxSge, Runnable wakeUp) {
-    this.depth = depth;
-    this.ring = new MpscSlotRing<>(depth, () -> new SendWorkRequest(maxSge), wakeUp);
-    int size = Integer.highestOneBit(depth);
-    if (size < depth) {
-      size <<= 1;
-    }
-    this.table = new Entry[size];
-    for (int i = 0; i < size; i++) {
-      table[i] = new Entry(maxSge);
-    }
-    this.mask = size - 1;
-  }
-
-  // ---- any thread ----
-
-  /**
-   * Takes a credit and copies {@code wr} into the ring.
-   *
-   * @throws WorkQueueFullException when {@code depth} work requests are outstanding
-   */
-  void post(SendWorkRequest wr) {
-    for (;;) {
-      int n = posted.get();
-      if (n >= depth) {
-        throw new WorkQueueFullException("send queue", depth);
-      }
-      if (posted.compareAndSet(n, n + 1)) {
-        break;
-      }
-    }
-    boolean done = false;
-    try {
-      done = ring.offer(wr, COPY);
-    } finally {
-      if (!done) {
-        posted.decrementAndGet();
-      }
-    }
-    if (!done) {
-      // Cannot happen: a credit guarantees a free ring slot.
-      throw new IllegalStateException("send ring full although a credit was free");
-    }
-  }
-
-  /** Work requests posted and not yet retired (a snapshot). */
-  int outstanding() {
-    return posted.get();
-  }
-
-  int depth() {
-    return depth;
+    super("send", depth, () -> new SendWorkRequest(maxSge), COPY, () -> new Entry(maxSge),
+        wakeUp);
   }
 
   // ---- event loop ----
 
-  /** Moves what posters published into the table, in posting order. */
-  int drain() {
-    return ring.drain(take);
-  }
-
-  private void take(SendWorkRequest slot) {
-    Entry e = table[(int) tail & mask];
+  @Override
+  void load(Entry e, SendWorkRequest slot) {
     e.wr.copyFrom(slot);
     e.done = false;
     e.byteLen = 0;
-    tail++;
+  }
+
+  @Override
+  void clear(Entry e) {
+    e.wr.sgl().clear(); // drop the buffer references
   }
 
   /** Whether a work request waits to be issued. */
   boolean hasUnissued() {
-    return issued < tail;
+    return hasUnhanded();
   }
 
   /** The next work request to issue; only when {@link #hasUnissued()}. */
   Entry nextUnissued() {
-    return table[(int) issued & mask];
+    return nextUnhanded();
   }
 
   /** The sequence number {@link #nextUnissued()} gets. */
   long nextSequence() {
-    return issued;
+    return nextUnhandedSequence();
   }
 
   /** Marks the next work request issued (before it is handed to the endpoint). */
   void markIssued(boolean read) {
-    issued++;
+    markHanded();
     if (read) {
       readsOutstanding++;
     }
@@ -165,10 +103,10 @@ final class SendQueue {
    * @return false when the token names no issued, unfinished work request (ignored)
    */
   boolean markDone(long token, long byteLen, boolean read) {
-    if (token < head || token >= issued) {
+    if (!isHanded(token)) {
       return false;
     }
-    Entry e = table[(int) token & mask];
+    Entry e = entry(token);
     if (e.done) {
       return false;
     }
@@ -182,8 +120,9 @@ final class SendQueue {
 
   /** The oldest work request if it is done and may be retired, else null. */
   Entry retirable() {
-    if (head < issued) {
-      Entry e = table[(int) head & mask];
+    long seq = oldestHanded();
+    if (seq >= 0) {
+      Entry e = entry(seq);
       if (e.done) {
         return e;
       }
@@ -193,31 +132,7 @@ final class SendQueue {
 
   /** The oldest work request that is issued and not done (the one in flight), or -1. */
   long inFlight() {
-    return head < issued ? head : -1;
-  }
-
-  /** The oldest work request not retired, or null; for flushing. */
-  Entry oldest() {
-    return head < tail ? table[(int) head & mask] : null;
-  }
-
-  /** The sequence number of {@link #oldest()}. */
-  long oldestSequence() {
-    return head;
-  }
-
-  /**
-   * Retires the oldest work request: frees its table slot and its credit. The caller has
-   * completed it (or decided it produces no completion).
-   */
-  void retireOldest() {
-    Entry e = table[(int) head & mask];
-    e.wr.sgl().clear(); // drop the buffer references
-    head++;
-    if (issued < head) {
-      issued = head;
-    }
-    posted.decrementAndGet();
+    return oldestHanded();
   }
 
   /** Forgets outstanding Reads (the stream is dead). */

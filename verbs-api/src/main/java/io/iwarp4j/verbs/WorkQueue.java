@@ -1,0 +1,205 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.verbs.internal.MpscSlotRing;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The mechanism a {@link SendQueue} and a {@link ReceiveQueue} share: the posting ring
+ * application threads fill, and, on the connection's event loop, the table of work requests
+ * taken from it, with the three positions that order them.
+ *
+ * <pre>
+ *   head            handed              tail
+ *    │ handed to the  │ taken from the     │
+ *    │ endpoint, not  │ ring, not yet      │
+ *    │ yet retired    │ handed over        │
+ * </pre>
+ *
+ * Every work request gets a sequence number, its position in posting order, and lives in the
+ * table entry that number selects until it is retired, strictly in order. The depth bounds work
+ * requests posted and not yet retired, counted by an atomic credit taken at posting, so the
+ * ring and the table can never overflow and posting beyond the depth fails at once.
+ *
+ * <p>Posting is lock-free and allocation-free: a credit CAS, then a copy of the work request
+ * into a preallocated ring slot; a burst of posts costs one wake-up (see {@link MpscSlotRing}).
+ * Everything else is event-loop confined. A subclass says how a request taken from the ring is
+ * loaded into its entry ({@link #load}) and what an entry lets go of when it is retired
+ * ({@link #clear}).
+ *
+ * @param <W> the work request type, also the ring's slot type
+ * @param <E> the table entry type
+ */
+abstract class WorkQueue<W, E> {
+  private final String kind;
+  private final int depth;
+  private final MpscSlotRing<W> ring;
+  private final BiConsumer<? super W, ? super W> copy;
+  private final AtomicInteger posted = new AtomicInteger();
+  private final Object[] table;
+  private final int mask;
+  private final Consumer<W> take = this::take;
+
+  // Event loop only.
+  private long head;
+  private long handed;
+  private long tail;
+
+  /**
+   * @param kind "send" or "receive", for the messages of failed posts
+   * @param depth the most work requests posted and not retired
+   * @param slotFactory makes the ring's slot objects (called {@code depth} times or a little
+   *     more, here only)
+   * @param copy copies a posted work request into a ring slot; a constant, so that posting
+   *     allocates nothing
+   * @param entryFactory makes the table entries (called here only)
+   * @param wakeUp run by a poster when the loop should drain the ring
+   */
+  WorkQueue(String kind, int depth, Supplier<? extends W> slotFactory,
+      BiConsumer<? super W, ? super W> copy, Supplier<? extends E> entryFactory,
+      Runnable wakeUp) {
+    this.kind = kind;
+    this.depth = depth;
+    this.copy = copy;
+    this.ring = new MpscSlotRing<>(depth, slotFactory, wakeUp);
+    int size = Integer.highestOneBit(depth);
+    if (size < depth) {
+      size <<= 1;
+    }
+    this.table = new Object[size];
+    for (int i = 0; i < size; i++) {
+      table[i] = entryFactory.get();
+    }
+    this.mask = size - 1;
+  }
+
+  /**
+   * Copies the work request taken from the ring into its table entry and resets the entry's
+   * own state. Event loop only; {@code slot} is reused once this returns.
+   *
+   * @param entry the entry of the next sequence number
+   * @param slot the ring slot
+   */
+  abstract void load(E entry, W slot);
+
+  /**
+   * Drops what a retired entry references (buffers), before its slot is freed.
+   *
+   * @param entry the oldest entry, being retired
+   */
+  abstract void clear(E entry);
+
+  // ---- any thread ----
+
+  /**
+   * Takes a credit and copies {@code wr} into the ring.
+   *
+   * @param wr the work request, copied
+   * @throws WorkQueueFullException when {@code depth} work requests are outstanding
+   */
+  final void post(W wr) {
+    for (;;) {
+      int n = posted.get();
+      if (n >= depth) {
+        throw new WorkQueueFullException(kind + " queue", depth);
+      }
+      if (posted.compareAndSet(n, n + 1)) {
+        break;
+      }
+    }
+    boolean done = false;
+    try {
+      done = ring.offer(wr, copy);
+    } finally {
+      if (!done) {
+        posted.decrementAndGet();
+      }
+    }
+    if (!done) {
+      // Cannot happen: a credit guarantees a free ring slot.
+      throw new IllegalStateException(kind + " ring full although a credit was free");
+    }
+  }
+
+  /** Work requests posted and not yet retired (a snapshot). */
+  final int outstanding() {
+    return posted.get();
+  }
+
+  final int depth() {
+    return depth;
+  }
+
+  // ---- event loop ----
+
+  /** Moves what posters published into the table, in posting order. */
+  final int drain() {
+    return ring.drain(take);
+  }
+
+  private void take(W slot) {
+    load(entry(tail), slot);
+    tail++;
+  }
+
+  /** The table entry of sequence number {@code seq}. */
+  @SuppressWarnings("unchecked")
+  final E entry(long seq) {
+    return (E) table[(int) seq & mask];
+  }
+
+  /** Whether a work request waits to be handed to the endpoint. */
+  final boolean hasUnhanded() {
+    return handed < tail;
+  }
+
+  /** The next work request to hand over; only when {@link #hasUnhanded()}. */
+  final E nextUnhanded() {
+    return entry(handed);
+  }
+
+  /** The sequence number {@link #nextUnhanded()} gets. */
+  final long nextUnhandedSequence() {
+    return handed;
+  }
+
+  /** Marks the next work request handed to the endpoint. */
+  final void markHanded() {
+    handed++;
+  }
+
+  /** Whether {@code seq} names a work request handed to the endpoint and not retired. */
+  final boolean isHanded(long seq) {
+    return seq >= head && seq < handed;
+  }
+
+  /** The oldest work request handed over and not retired, or -1. */
+  final long oldestHanded() {
+    return head < handed ? head : -1;
+  }
+
+  /** The oldest work request not retired, or null; for flushing. */
+  final E oldest() {
+    return head < tail ? entry(head) : null;
+  }
+
+  /** The sequence number of {@link #oldest()}. */
+  final long oldestSequence() {
+    return head;
+  }
+
+  /**
+   * Retires the oldest work request: frees its table slot and its credit. The caller has
+   * completed it (or decided it produces no completion).
+   */
+  final void retireOldest() {
+    clear(entry(head));
+    head++;
+    if (handed < head) {
+      handed = head;
+    }
+    posted.decrementAndGet();
+  }
+}
