@@ -134,7 +134,13 @@ public final class ProtectionDomain implements AutoCloseable {
     }
     checkRange(index, length, buf.capacity());
     checkWritable(buf.isReadOnly(), access);
-    return adopt(buf.retainedSlice(index, length), access, options, false, buf.isReadOnly());
+    // Pooled memory is its own root and its slices are recycled: slice it. Anything else (the
+    // adaptive allocator carves buffers out of shared chunks) gets a root of its own over the
+    // same memory (see PrivateRoot); read-only memory cannot be wrapped that way.
+    boolean ownRoot = buf.alloc() instanceof PooledByteBufAllocator || buf.isReadOnly();
+    ByteBuf memory = ownRoot ? buf.retainedSlice(index, length)
+        : PrivateRoot.over(buf, index, length);
+    return adopt(memory, access, options, false, buf.isReadOnly());
   }
 
   /**
