@@ -1,9 +1,8 @@
 package io.iwarp4j.mpa;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
-import java.nio.ByteBuffer;
 
 /**
  * A small ring of reusable buffers for FPDU trailers (PAD, a Marker, the CRC field: at most
@@ -24,6 +23,13 @@ final class TrailerBuffers {
   /** PAD (up to 3) + a Marker (4) + the CRC field (4), rounded up. */
   static final int CAPACITY = 12;
   private static final int SLOTS = 16;
+  /**
+   * Unpooled, without leak tracking, Cleaner-backed (never the no-Cleaner variant): the ring
+   * outlives any one write, and if the channel's close is never seen (an event loop torn down
+   * first) the garbage collector still frees it. Faster than wrapping a JDK ByteBuffer.
+   */
+  private static final UnpooledByteBufAllocator RING_ALLOCATOR =
+      new UnpooledByteBufAllocator(true, true, false);
 
   private final ChannelHandlerContext ctx;
   private final ByteBuf[] ring = new ByteBuf[SLOTS];
@@ -56,7 +62,7 @@ final class TrailerBuffers {
       // Wrapped JDK direct memory, not the allocator's: the ring outlives any one write, and if
       // the channel's close is never seen (an event loop torn down first) the garbage collector
       // still frees it, so it can never leak.
-      b = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(CAPACITY));
+      b = RING_ALLOCATOR.directBuffer(CAPACITY, CAPACITY);
       ring[next] = b;
     } else if (b.refCnt() != 1) {
       // Still queued for the socket: do not wait for it.
