@@ -14,8 +14,8 @@ import io.netty.channel.ChannelHandlerContext;
  * therefore free again. Trailers are written in order, so the oldest entry is the first to come
  * back; when it is still in flight (a queue building up in the outbound buffer) a one-off buffer
  * from the allocator is used instead. The ring's own references are released when the channel
- * closes; after that every trailer is a one-off buffer. The ring's buffers wrap JDK direct
- * memory, which the garbage collector frees even if that release never happens.
+ * closes; after that every trailer is a one-off buffer. The ring's buffers are Cleaner-backed
+ * direct memory, which the garbage collector frees even if that release never happens.
  *
  * <p>Event-loop confined.
  */
@@ -59,9 +59,7 @@ final class TrailerBuffers {
     }
     ByteBuf b = ring[next];
     if (b == null) {
-      // Wrapped JDK direct memory, not the allocator's: the ring outlives any one write, and if
-      // the channel's close is never seen (an event loop torn down first) the garbage collector
-      // still frees it, so it can never leak.
+      // Not the channel's allocator: see RING_ALLOCATOR.
       b = RING_ALLOCATOR.directBuffer(CAPACITY, CAPACITY);
       ring[next] = b;
     } else if (b.refCnt() != 1) {
