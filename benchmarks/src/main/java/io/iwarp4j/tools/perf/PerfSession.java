@@ -120,6 +120,7 @@ final class PerfSession implements AutoCloseable {
       accept(control.queuePair(), AcceptParams.defaults());
     }
     exchange.exchangeVersions();
+    exchange.checkPeerVersion();
     int[] sys = exchange.exchangeSysData(PAGE_SIZE, CACHE_LINE);
     cycleBuffer = sys[0];
     exchange.exchangeMtu(PerftestExchange.IBV_MTU_1024);

@@ -97,19 +97,26 @@ public final class PerftestExchange {
   }
 
   /**
-   * {@code exchange_versions} + {@code check_version_compatibility}.
+   * {@code exchange_versions}: the version strings.
    *
    * @return the peer's version
-   * @throws IOException when the channel failed or the peer is older than 5.70
+   * @throws IOException when the channel failed
    */
   public String exchangeVersions() throws IOException {
-    byte[] theirs = exchange(encodeVersion(VERSION));
-    peerVersion = decodeVersion(theirs);
+    peerVersion = decodeVersion(exchange(encodeVersion(VERSION)));
+    return peerVersion;
+  }
+
+  /**
+   * {@code check_version_compatibility}: perftest 4.5-0.17 refuses peers older than 5.70.
+   *
+   * @throws IOException naming the peer's version when it is older
+   */
+  public void checkPeerVersion() throws IOException {
     if (parseVersion(peerVersion) < MIN_PEER_VERSION) {
       throw new IOException("peer speaks perftest version \"" + peerVersion
           + "\"; this end needs 5.70 or newer");
     }
-    return peerVersion;
   }
 
   /**

@@ -126,6 +126,15 @@ final class SendBandwidthServer {
   }
 
   private void sendCredit(int i) throws IOException, InterruptedException {
+    if (creditSeq[i] == 0) {
+      // Client-server MPA: this end may send once the client's first message arrived; the
+      // receive completion and the move to RTS are both that moment, seen on two threads.
+      try {
+        s.established[i].get(30, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        throw new IOException("send_bw: data connection " + i + " not established: " + e, e);
+      }
+    }
     // At most CREDIT_WRS credit Writes in flight per QP: each has a slot of its own.
     drainCreditCompletions(i, DataQueues.CREDIT_WRS - 1);
     int slot = (int) (creditSeq[i] % DataQueues.CREDIT_WRS) * 4;
