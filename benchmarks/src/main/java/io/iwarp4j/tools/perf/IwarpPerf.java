@@ -59,7 +59,8 @@ public final class IwarpPerf {
     if (o.loopback()) {
       return loopback(o, out, err);
     }
-    return runRole(o, out, err, port -> { });
+    return runRole(o, out, err, port -> err.println("iwarp-perf: " + o.mode().cliName()
+        + " server listening on port " + port));
   }
 
   /** Server on an ephemeral port of 127.0.0.1 in a thread, client in this one. */
