@@ -15,10 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -211,6 +214,59 @@ class IwarpPerfIT {
     } finally {
       server.destroyForcibly();
     }
+  }
+
+  /**
+   * The wire check on a whole write_bw run: two MPA connections (control, data), every CRC
+   * good, and exactly the messages perftest 4.5-0.17's rdma_cm mode exchanges: 16 Sends from
+   * each end on the control connection (version, cycle buffer, cache line, MTU, two syncs
+   * around the data connection, three handshakes with the QP's rkey/vaddr, the end-of-test
+   * sync, five report messages, the closing sync) and one RDMA Write per iteration.
+   */
+  @Test
+  void writeBwRunPassesTheWireCheck() throws Exception {
+    WireCheck.requireAvailable();
+    Path capDir = Path.of("target", "wirecheck");
+    Files.createDirectories(capDir);
+    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+      int port = WireCheck.freePort();
+      Path pcap = capDir.resolve("iwarp-perf-" + port + ".pcap").toAbsolutePath();
+      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+        Run[] server = new Run[1];
+        Thread t = new Thread(() -> server[0] = perf("write_bw", "-p", Integer.toString(port),
+            "-n", "50", "-s", "4096", "--no-progress"), "iwarp-perf-wirecheck-server");
+        t.start();
+        Run client = null;
+        for (int attempt = 0; attempt < 50; attempt++) { // until the server listens
+          client = perf("write_bw", "-p", Integer.toString(port), "-n", "50", "-s", "4096",
+              "--no-progress", "127.0.0.1");
+          if (client.status() == 0 || !client.err().contains("unreachable")) {
+            break;
+          }
+          Thread.sleep(100);
+        }
+        t.join(60_000);
+        assertBandwidth(client, 4096, 50);
+        assertEquals(0, server[0].status(), server[0].out() + server[0].err());
+        capture.stop();
+      }
+      return WireCheck.check(pcap, port);
+    });
+    String out = result.output();
+    System.out.println(out);
+    assertTrue(result.passed(), "check.py found errors:\n" + out);
+    assertTrue(out.contains("TCP connections: 2, with MPA startup: 2"), out);
+    Matcher crc = Pattern.compile("MPA CRC: good (\\d+), bad (\\d+),").matcher(out);
+    assertTrue(crc.find(), out);
+    assertEquals(0, Integer.parseInt(crc.group(2)), "bad CRCs: " + out);
+    Map<Integer, Integer> messages = new HashMap<>();
+    Matcher row = Pattern.compile("(?m)^\\s+(\\d+) \\S.*?\\s+(\\d+) / (\\d+)").matcher(out);
+    while (row.find()) {
+      messages.put(Integer.parseInt(row.group(1)), Integer.parseInt(row.group(3)));
+    }
+    assertEquals(50, messages.get(0), "RDMA Writes: " + out);
+    assertEquals(32, messages.get(3), "Sends on the control connection: " + out);
+    assertEquals(null, messages.get(7), "no Terminate: " + out);
   }
 
   @Test
