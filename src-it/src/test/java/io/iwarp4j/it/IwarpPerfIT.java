@@ -269,6 +269,36 @@ class IwarpPerfIT {
     assertEquals(null, messages.get(7), "no Terminate: " + out);
   }
 
+  /**
+   * The client's bandwidth loop allocates nothing per operation: two loopback runs that differ
+   * only in their iteration count differ in the calling thread's allocation by little more than
+   * the timestamp arrays (two longs per iteration, preallocated once per run). Measured with
+   * the JVM's per-thread allocation counter, not timed.
+   */
+  @Test
+  void bandwidthLoopAllocatesNothingPerOperation() {
+    var threads = (com.sun.management.ThreadMXBean)
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported(),
+        "this JVM cannot count allocated bytes per thread");
+    long tid = Thread.currentThread().getId();
+    perf("loopback", "write_bw", "-n", "2000", "-s", "1024", "--no-progress"); // warm up
+    long[] bytes = new long[2];
+    int[] iters = {2000, 20000};
+    for (int k = 0; k < 2; k++) {
+      long before = threads.getThreadAllocatedBytes(tid);
+      Run r = perf("loopback", "write_bw", "-n", Integer.toString(iters[k]), "-s", "1024",
+          "--no-progress");
+      bytes[k] = threads.getThreadAllocatedBytes(tid) - before;
+      assertEquals(0, r.status(), r.out() + r.err());
+    }
+    double perOp = (double) (bytes[1] - bytes[0]) / (iters[1] - iters[0]);
+    System.out.printf("iwarp-perf write_bw client thread: %d B for %d ops, %d B for %d ops:"
+        + " %.2f B/op (16 B/op are the preallocated timestamp arrays)%n", bytes[0], iters[0],
+        bytes[1], iters[1], perOp);
+    assertTrue(perOp < 16 + 4, "allocation per operation: " + perOp + " B");
+  }
+
   @Test
   void unreachableServerExitsNonZeroWithOneLineAndNoStackTrace() throws Exception {
     int port;

@@ -154,6 +154,9 @@ public final class PerfOptions {
     if (lat && durationSeconds > 0) {
       throw new UsageException("-D is for bandwidth tests; latency tests take -n");
     }
+    if (mode == PerfMode.SEND_BW && durationSeconds > 0) {
+      throw new UsageException("-D is not offered for send_bw (its receiver counts -n messages)");
+    }
     if (durationSeconds > 0 && sweep) {
       throw new UsageException("-D and -a cannot be combined");
     }

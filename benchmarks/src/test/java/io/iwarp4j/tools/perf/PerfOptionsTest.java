@@ -98,6 +98,7 @@ class PerfOptionsTest {
       "write_lat -q 2|latency tests use one queue pair",
       "write_lat -D 5|-D is for bandwidth tests",
       "write_bw -D 5 -a|-D and -a cannot be combined",
+      "send_bw -D 5|-D is not offered for send_bw",
       "atomic_bw -s 16|-s must be 8",
       "atomic_bw -a|-a does not apply to atomic_bw",
       "loopback|loopback needs a test",
