@@ -706,8 +706,10 @@ public final class QueuePair implements AutoCloseable {
     SendQueue.Entry e;
     while ((e = sq.retirable()) != null) {
       boolean signaled = signalAll || e.wr.isSignaled();
-      boolean accepted = !signaled || completeSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0);
+      WorkCompletion wc = signaled ? stageSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0) : null;
+      // Free the slot before the completion is visible: a poller may repost at once.
       sq.retireOldest();
+      boolean accepted = wc == null || sendCq.offer(wc);
       if (!accepted) {
         completionRefused(sendCq);
         return;
@@ -715,7 +717,8 @@ public final class QueuePair implements AutoCloseable {
     }
   }
 
-  private boolean completeSend(SendWorkRequest wr, WcStatus status, long byteLen,
+  /** Fills the reused completion for {@code wr} (offered by the caller, after retiring it). */
+  private WorkCompletion stageSend(SendWorkRequest wr, WcStatus status, long byteLen,
       int vendorError) {
     WorkCompletion wc = completion.reset()
         .wrId(wr.wrId())
@@ -726,21 +729,21 @@ public final class QueuePair implements AutoCloseable {
     if (status == WcStatus.SUCCESS && byteLen > 0) {
       wc.byteLen(byteLen);
     }
-    return sendCq.offer(wc);
+    return wc;
   }
 
-  private boolean completeImmediate(RecvWorkRequest wr, RdmapOpcode opcode, long data) {
-    WorkCompletion wc = completion.reset()
+  private WorkCompletion stageImmediate(RecvWorkRequest wr, RdmapOpcode opcode, long data) {
+    return completion.reset()
         .wrId(wr.wrId())
         .status(WcStatus.SUCCESS)
         .opcode(WcOpcode.RECV_IMMEDIATE_DATA)
         .qpNumber(number)
         .immData(data)
         .solicited(opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE);
-    return recvCq.offer(wc);
   }
 
-  private boolean completeRecv(RecvWorkRequest wr, WcStatus status, RdmapOpcode opcode,
+  /** Fills the reused completion for {@code wr} (offered by the caller, after retiring it). */
+  private WorkCompletion stageRecv(RecvWorkRequest wr, WcStatus status, RdmapOpcode opcode,
       long length, int invalidatedStag, int vendorError) {
     WorkCompletion wc = completion.reset()
         .wrId(wr.wrId())
@@ -756,7 +759,7 @@ public final class QueuePair implements AutoCloseable {
         wc.invalidatedStag(invalidatedStag);
       }
     }
-    return recvCq.offer(wc);
+    return wc;
   }
 
   /** A completion queue refused a completion: overrun (or closed). ERROR, as verbs does. */
@@ -819,16 +822,19 @@ public final class QueuePair implements AutoCloseable {
     SendQueue.Entry s;
     while ((s = sq.oldest()) != null) {
       boolean charged = sq.oldestSequence() == sendCharge && status != null;
-      completeSend(s.wr, charged ? status : WcStatus.WR_FLUSH_ERR, 0, charged ? vendorError : 0);
+      WorkCompletion wc = stageSend(s.wr, charged ? status : WcStatus.WR_FLUSH_ERR, 0,
+          charged ? vendorError : 0);
       sq.retireOldest();
+      sendCq.offer(wc);
     }
     sq.abandonReads();
     ReceiveQueue.Entry r;
     while ((r = rq.oldest()) != null) {
       boolean charged = rq.oldestSequence() == recvCharge && status != null;
-      completeRecv(r.wr, charged ? status : WcStatus.WR_FLUSH_ERR, null, 0, 0,
+      WorkCompletion wc = stageRecv(r.wr, charged ? status : WcStatus.WR_FLUSH_ERR, null, 0, 0,
           charged ? vendorError : 0);
       rq.retireOldest();
+      recvCq.offer(wc);
     }
   }
 
@@ -955,10 +961,10 @@ public final class QueuePair implements AutoCloseable {
         ignored("receive", bufferId);
         return;
       }
-      boolean accepted = completeRecv(e.wr, WcStatus.SUCCESS, opcode,
+      WorkCompletion wc = stageRecv(e.wr, WcStatus.SUCCESS, opcode,
           Integer.toUnsignedLong(length), invalidatedStag, 0);
-      rq.retireOldest();
-      if (!accepted) {
+      rq.retireOldest(); // before the completion is visible: a poller may repost at once
+      if (!recvCq.offer(wc)) {
         completionRefused(recvCq);
       }
     }
@@ -970,9 +976,9 @@ public final class QueuePair implements AutoCloseable {
         ignored("immediate data", bufferId);
         return;
       }
-      boolean accepted = completeImmediate(e.wr, opcode, data);
+      WorkCompletion wc = stageImmediate(e.wr, opcode, data);
       rq.retireOldest();
-      if (!accepted) {
+      if (!recvCq.offer(wc)) {
         completionRefused(recvCq);
       }
     }
