@@ -649,8 +649,7 @@ public final class RdmapEndpoint {
         atomicResponseHeader, null);
     responder.trackAtomicResponse(txSeq);
     txSeq++;
-    responsesUnflushed = true;
-    schedule();
+    responseWritten();
   }
 
   /**
@@ -739,6 +738,18 @@ public final class RdmapEndpoint {
       readResponseHorizon = txSeq + 1;
     }
     txSeq++;
+    responseWritten();
+  }
+
+  /**
+   * A Read or Atomic Response was handed to DDP as the transmit message below {@code txSeq}. A
+   * barrier right behind it frees its IRD slot as soon as the transport took it: the requester
+   * may issue its next request the moment it has the response, and a barrier per batch would
+   * keep the slot of an early response of a batch until the whole batch left (1 MiB responses
+   * on a full socket), so that request would find the IRD exceeded.
+   */
+  private void responseWritten() {
+    barriers.writeBehind(txSeq);
     responsesUnflushed = true;
     schedule();
   }

@@ -325,17 +325,14 @@ class IwarpPerfIT {
   }
 
   /**
-   * Known bug, opt-in with {@code -Dit.knownBugs=true}: with more Reads posted than the ORD and
-   * 1 MiB responses, the responder sometimes receives a Read Request while it still counts IRD
-   * requests outstanding and terminates the stream (0x010202, or FATAL_ERR). The requester frees
-   * an ORD slot when the response's last octet is placed; the responder frees its IRD slot only
-   * when the transport reports the response written (ReadResponder), which on loopback can come
-   * after the requester's next Read Request arrived.
+   * Regression: with more Reads posted than the ORD and 1 MiB responses, the responder used to
+   * receive a Read Request while it still counted IRD requests outstanding, and terminated the
+   * stream (1/2/0x02). The requester frees an ORD slot when a response's last octet is placed;
+   * the responder freed its IRD slot only when the barrier behind a whole batch of responses
+   * came back. Now every response has its own barrier (RdmapEndpoint#responseWritten).
    */
   @Test
   void readBwWithLargeResponsesAndATxDepthAboveTheOrd() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("it.knownBugs"),
-        "known IRD accounting race in ReadResponder; run with -Dit.knownBugs=true");
     for (int round = 0; round < 3; round++) {
       assertBandwidth(perf("loopback", "read_bw", "-s", "1048576", "-n", "40", "-t", "32",
           "--no-progress"), 1048576, 40);
