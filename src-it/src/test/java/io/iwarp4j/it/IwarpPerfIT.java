@@ -121,6 +121,22 @@ class IwarpPerfIT {
     assertJson(json, test, "client", 64);
   }
 
+  /**
+   * Fewer receives than messages: receives are reposted as they complete and, for send_bw, the
+   * sender waits for the receiver's credit Writes; no Send may find no receive (that would be a
+   * Terminate).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"send_bw", "send_lat"})
+  void sendTestsWithASmallRxDepthRepostAndUseCredits(String test) {
+    Run r = perf("loopback", test, "-n", "600", "-r", "12", "-s", "1024", "--no-progress");
+    if (test.equals("send_bw")) {
+      assertBandwidth(r, 1024, 600);
+    } else {
+      assertLatency(r, 1024, 600);
+    }
+  }
+
   @Test
   void sizeSweepRunsEverySizeWithoutCrc() {
     Run r = perf("loopback", "write_bw", "-a", "-n", "20", "--no-crc", "--no-progress");

@@ -1,6 +1,7 @@
 package io.iwarp4j.tools.perf;
 
 import io.iwarp4j.verbs.CompletionQueue;
+import io.iwarp4j.verbs.QpState;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class BandwidthRunner {
   private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
+  private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
   private static final int QP_SHIFT = 40;
   private static final long SEQ_MASK = (1L << QP_SHIFT) - 1;
 
@@ -94,6 +96,7 @@ final class BandwidthRunner {
     long start = System.nanoTime();
     long deadline = start + TimeUnit.SECONDS.toNanos(o.durationSeconds());
     long lastCompletion = start;
+    long lastCheck = start;
     int totS = 0;
     int totC = 0;
     long completedOps = 0;
@@ -172,7 +175,18 @@ final class BandwidthRunner {
       }
       if (n > 0) {
         lastCompletion = now;
-      } else if (now - lastCompletion > STALL_NANOS) {
+      } else if (now - lastCheck > CHECK_NANOS) {
+        // Unsignaled requests of a failed QP may complete silently: look at the state too.
+        lastCheck = now;
+        for (int i = 0; i < q; i++) {
+          QpState st = s.qps[i].state();
+          if (st == QpState.ERROR || st == QpState.CLOSED) {
+            throw new IOException(o.mode().cliName() + ": data QP " + i + " is " + st
+                + " (peer gone or Terminate) after " + completedOps + " completions");
+          }
+        }
+      }
+      if (n == 0 && now - lastCompletion > STALL_NANOS) {
         throw new IOException(o.mode().cliName() + ": no completion for 30 s ("
             + completedOps + " done)");
       }

@@ -128,6 +128,11 @@ public final class IwarpPerf {
       Thread.currentThread().interrupt();
       err.println("iwarp-perf: interrupted");
       return FAILED;
+    } catch (OutOfMemoryError e) {
+      err.println("iwarp-perf: not enough memory for the test's buffers (-s " + o.size()
+          + ", -q " + o.qps() + "): " + e.getMessage() + "; try a smaller -s or -q, or more"
+          + " -XX:MaxDirectMemorySize");
+      return FAILED;
     }
   }
 }

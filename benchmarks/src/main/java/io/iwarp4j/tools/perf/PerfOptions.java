@@ -14,7 +14,12 @@ public final class PerfOptions {
   /** Largest message of a {@code -a} sweep: 2^23, as perftest. */
   public static final int MAX_SWEEP_SIZE = 1 << 23;
   /** Largest message size accepted with {@code -s} (memory is preallocated). */
-  public static final long MAX_SIZE = 1L << 30;
+  public static final long MAX_SIZE = 1L << 28;
+  /**
+   * Most timestamps kept per run ({@code -n} times {@code -q}): two longs each, preallocated,
+   * so a run needs at most 320 MB for them.
+   */
+  public static final long MAX_TIMESTAMPS = 20_000_000L;
 
   PerfMode mode;
   String server;
@@ -61,7 +66,7 @@ public final class PerfOptions {
         case "-s", "--size" -> o.size = longArg(a, value(args, ++i, a, inline), 1, MAX_SIZE);
         case "-a", "--all" -> o.sweep = true;
         case "-n", "--iters" -> o.iterations = longArg(a, value(args, ++i, a, inline), 5,
-            100_000_000L);
+            MAX_TIMESTAMPS);
         case "-D", "--duration" -> o.durationSeconds = (int) longArg(a,
             value(args, ++i, a, inline), 1, 86_400);
         case "-t", "--tx-depth" -> o.txDepth = (int) longArg(a, value(args, ++i, a, inline), 1,
@@ -147,6 +152,10 @@ public final class PerfOptions {
     }
     if (txDepth < 0) {
       txDepth = lat ? 1 : 128;
+    }
+    if (iterations * qps > MAX_TIMESTAMPS) {
+      throw new UsageException("-n " + iterations + " with -q " + qps + " keeps more than "
+          + MAX_TIMESTAMPS + " timestamps; use fewer iterations or -D");
     }
     if (lat && qps != 1) {
       throw new UsageException("latency tests use one queue pair (-q 1)");

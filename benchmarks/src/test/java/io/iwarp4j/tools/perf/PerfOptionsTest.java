@@ -95,6 +95,8 @@ class PerfOptionsTest {
       "write_bw -s 0|option -s must be in 1..",
       "write_bw -p 70000|option -p must be in 0..65535",
       "write_bw -q 0|option -q must be in 1..64",
+      "write_bw -s 536870912|option -s must be in 1..268435456",
+      "write_bw -n 20000000 -q 2|keeps more than 20000000 timestamps",
       "write_lat -q 2|latency tests use one queue pair",
       "write_lat -D 5|-D is for bandwidth tests",
       "write_bw -D 5 -a|-D and -a cannot be combined",
