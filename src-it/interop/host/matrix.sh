@@ -136,18 +136,24 @@ for scenario in ${SCENARIOS:-matrix}; do
       ;;
     race)
       # siw's accept race: N one-ping connections per quiet period, each bounded by 8 s.
-      for d in ${RACE_DELAYS:-0 50}; do
-        ok=0; t0=$(date +%s.%N)
-        for i in $(seq 1 "${RACE:-50}"); do
-          guest_server
-          if timeout 60 "${PING[@]}" -c -a 127.0.0.1 -p 7174 -C 1 -V --no-crc --timeout=8 \
-              --first-fpdu-delay="$d" > "$L/race-$d-$i.out" 2> "$L/race-$d-$i.err"; then
-            ok=$((ok + 1))
-          fi
-          guest_server_result > /dev/null
+      # Client-server mode (the client's first Send follows the connect future) and P2P mode
+      # (the Write RTR leaves the event loop right after the Reply: the tightest case).
+      for mode in cs p2p; do
+        for d in ${RACE_DELAYS:-0 50}; do
+          ok=0; t0=$(date +%s.%N)
+          extra=(); mname=client-server
+          [ $mode = p2p ] && { extra=(--p2p=write); mname="P2P, Write RTR"; }
+          for i in $(seq 1 "${RACE:-50}"); do
+            guest_server
+            if timeout 60 "${PING[@]}" -c -a 127.0.0.1 -p 7174 -C 1 -V --no-crc --timeout=8 \
+                --first-fpdu-delay="$d" "${extra[@]}" > "$L/race-$mode-$d-$i.out" 2> "$L/race-$mode-$d-$i.err"; then
+              ok=$((ok + 1))
+            fi
+            guest_server_result > /dev/null
+          done
+          secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+          row "race-h2g-$mode-$d" "iwarp4j client -> siw rping -s" "quiet period ${d} ms, ${RACE:-50} connections x 1 ping" off "$mname" "$ok/${RACE:-50}" "$secs" "connections that completed"
         done
-        secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
-        row "race-h2g-$d" "iwarp4j client -> siw rping -s" "quiet period ${d} ms, ${RACE:-50} connections x 1 ping" off client-server "$ok/${RACE:-50}" "$secs" "connections that completed"
       done
       host_server race --no-crc
       ok=0; t0=$(date +%s.%N)
