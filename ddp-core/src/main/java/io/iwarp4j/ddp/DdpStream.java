@@ -504,6 +504,11 @@ public final class DdpStream implements UlpduListener {
     }
 
     @Override
+    public boolean placesPayload(int qn, Ulpdu segment) {
+      return listener.placesUntaggedPayload(qn, UntaggedHeader.rsvdUlp(segment));
+    }
+
+    @Override
     public boolean acceptSegment(int qn, Ulpdu segment) {
       if (listener.acceptUntagged(qn, UntaggedHeader.rsvdUlp(segment), segment)) {
         return true;

@@ -58,6 +58,20 @@ public interface DdpStreamListener {
   }
 
   /**
+   * Whether an untagged segment's payload is placed into the posted buffer it consumes. False
+   * for a message whose payload the upper layer takes itself from the segment in
+   * {@link #acceptUntagged} (RFC 7306 Immediate Data): it still consumes a buffer, in order, and
+   * is delivered with length 0. Asked before DDP's buffer checks. Must not allocate.
+   *
+   * @param qn the segment's queue
+   * @param rsvdUlp the segment's 40-bit RsvdULP
+   * @return whether to place the payload; the default places every payload
+   */
+  default boolean placesUntaggedPayload(int qn, long rsvdUlp) {
+    return true;
+  }
+
+  /**
    * A tagged message was delivered: its L=1 segment arrived and every segment was placed.
    *
    * @param rsvdUlp the RsvdULP of the L=1 segment

@@ -159,7 +159,8 @@ public final class UntaggedDispatcher {
       return;
     }
     int msn = UntaggedHeader.msn(segment);
-    int payloadLength = length - UntaggedHeader.LENGTH;
+    // A payload the upper layer takes itself (Immediate Data) consumes a buffer but fills none.
+    int payloadLength = listener.placesPayload(qn, segment) ? length - UntaggedHeader.LENGTH : 0;
     DdpError error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
     if (error == DdpError.INVALID_MSN_NO_BUFFER) {
       // Buffers the upper layer accepted may still be on their way to this loop: ask once.

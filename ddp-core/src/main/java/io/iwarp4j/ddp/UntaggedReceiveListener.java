@@ -51,6 +51,22 @@ public interface UntaggedReceiveListener {
   }
 
   /**
+   * Whether a segment's payload goes into the posted buffer. Asked for every segment before DDP
+   * validates it against that buffer. An upper layer answers false for a message that consumes a
+   * buffer but whose few octets it takes itself (RFC 7306 Immediate Data: 8 octets handed to the
+   * ULP in the completion, never placed). For such a segment the dispatcher checks the MSN as
+   * usual and an MO of 0 against the buffer, places nothing, and delivers a message of length 0;
+   * the upper layer reads the payload in {@link #acceptSegment}.
+   *
+   * @param qn the segment's queue
+   * @param segment the segment, valid only during this call
+   * @return whether to place its payload; the default places every segment's payload
+   */
+  default boolean placesPayload(int qn, Ulpdu segment) {
+    return true;
+  }
+
+  /**
    * A new message on {@code qn} found no posted buffer. Called once before that is reported as
    * "no buffer available", so an upper layer that has accepted buffers it has not handed down yet
    * can post them now; the check is then repeated.

@@ -1,8 +1,11 @@
 package io.iwarp4j.rdmap;
 
 /**
- * The RDMA Reads this end issued and whose Read Response has not been delivered yet, oldest first,
- * at most ORD of them (RFC 5040 §6.1: the outbound limit MUST NOT be exceeded). The peer answers
+ * The RDMA Reads and RFC 7306 Atomics this end issued and whose response has not been delivered
+ * yet, oldest first, at most ORD of them together (RFC 5040 §6.1: the outbound limit MUST NOT be
+ * exceeded; RFC 7306 §5.2: Atomic Requests share QN 1 and ORD with Read Requests). The responder
+ * answers both kinds in request order (RFC 7306 §7: neither response is generated before the
+ * other's that precedes it), so every response must belong to the oldest entry. The peer answers
  * in request order (§5.2.2), so every Read Response segment must belong to the oldest Read: its
  * sink STag, the next Tagged Offset of its sink range, and no octet past its size (the Data Sink
  * MAY validate this, §5.2.2; doing so keeps a peer from placing "Read Responses" into any local
@@ -12,6 +15,16 @@ package io.iwarp4j.rdmap;
  * Event-loop confined.
  */
 final class OutstandingReads {
+  /** Outcome of {@link #checkAtomicResponse}. */
+  enum AtomicCheck {
+    /** The response answers the oldest entry, an Atomic, and echoes its Request Identifier. */
+    OK,
+    /** Nothing is outstanding, or the oldest entry is a Read: the response is unexpected. */
+    NO_ATOMIC_OUTSTANDING,
+    /** The echoed Original Request Identifier is not the oldest Atomic's. */
+    WRONG_REQUEST_ID
+  }
+
   /** Outcome of {@link #checkSegment}. */
   enum ResponseCheck {
     /** The segment continues the oldest Read. */
@@ -31,6 +44,9 @@ final class OutstandingReads {
   private final long[] sinkTos;
   private final long[] lengths;
   private final long[] placed;
+  /** The Request Identifier of an Atomic entry; unused for a Read. */
+  private final int[] requestIds;
+  private final boolean[] atomic;
   private long head;
   private long tail;
 
@@ -47,6 +63,8 @@ final class OutstandingReads {
     sinkTos = new long[n];
     lengths = new long[n];
     placed = new long[n];
+    requestIds = new int[n];
+    atomic = new boolean[n];
   }
 
   /** The ORD this ring enforces. */
@@ -81,7 +99,55 @@ final class OutstandingReads {
     sinkTos[i] = sinkTo;
     lengths[i] = length;
     placed[i] = 0;
+    atomic[i] = false;
     tail++;
+  }
+
+  /**
+   * Records an Atomic just issued; it counts against ORD like a Read.
+   *
+   * @param position its position in {@link LocalOperations}
+   * @param resultStag the local STag its original value goes to
+   * @param resultTo the Tagged Offset of those 8 octets
+   * @param requestId the Request Identifier it was sent with
+   * @throws IllegalStateException when ORD Reads and Atomics are outstanding
+   */
+  void addAtomic(long position, int resultStag, long resultTo, int requestId) {
+    if (!canIssue()) {
+      throw new IllegalStateException("ORD " + ord + " RDMA Reads and Atomics are outstanding");
+    }
+    int i = (int) tail & mask;
+    positions[i] = position;
+    sinkStags[i] = resultStag;
+    sinkTos[i] = resultTo;
+    lengths[i] = Long.BYTES;
+    placed[i] = 0;
+    requestIds[i] = requestId;
+    atomic[i] = true;
+    tail++;
+  }
+
+  /**
+   * Checks a delivered Atomic Response against the oldest entry.
+   *
+   * @param requestId the response's Original Request Identifier
+   */
+  AtomicCheck checkAtomicResponse(int requestId) {
+    if (head == tail || !atomic[(int) head & mask]) {
+      return AtomicCheck.NO_ATOMIC_OUTSTANDING;
+    }
+    return requestIds[(int) head & mask] == requestId ? AtomicCheck.OK
+        : AtomicCheck.WRONG_REQUEST_ID;
+  }
+
+  /** The oldest entry's sink (Read) or result (Atomic) STag; only while one is outstanding. */
+  int oldestSinkStag() {
+    return sinkStags[(int) head & mask];
+  }
+
+  /** The oldest entry's sink or result Tagged Offset; only while one is outstanding. */
+  long oldestSinkTo() {
+    return sinkTos[(int) head & mask];
   }
 
   /**
@@ -93,7 +159,8 @@ final class OutstandingReads {
    * @param last its L bit
    */
   ResponseCheck checkSegment(int stag, long to, int payload, boolean last) {
-    if (head == tail) {
+    if (head == tail || atomic[(int) head & mask]) {
+      // None outstanding, or an Atomic is older: its Atomic Response must come first.
       return ResponseCheck.NO_READ_OUTSTANDING;
     }
     int i = (int) head & mask;
@@ -114,7 +181,7 @@ final class OutstandingReads {
   }
 
   /**
-   * Removes the oldest Read, whose Read Response was delivered.
+   * Removes the oldest Read or Atomic, whose response was delivered.
    *
    * @return its position in {@link LocalOperations}
    * @throws IllegalStateException when none is outstanding

@@ -90,6 +90,14 @@ public final class RdmapEndpoint {
   private static final int WRITE_CONTROL = RdmapControl.encode(RdmapOpcode.RDMA_WRITE);
   private static final long READ_REQUEST_RSVD_ULP =
       RdmapControl.untaggedRsvdUlp(RdmapOpcode.RDMA_READ_REQUEST, 0);
+  private static final long ATOMIC_REQUEST_RSVD_ULP =
+      RdmapControl.untaggedRsvdUlp(RdmapOpcode.ATOMIC_REQUEST, 0);
+  private static final long ATOMIC_RESPONSE_RSVD_ULP =
+      RdmapControl.untaggedRsvdUlp(RdmapOpcode.ATOMIC_RESPONSE, 0);
+  private static final long IMMEDIATE_RSVD_ULP =
+      RdmapControl.untaggedRsvdUlp(RdmapOpcode.IMMEDIATE_DATA, 0);
+  private static final long IMMEDIATE_SE_RSVD_ULP =
+      RdmapControl.untaggedRsvdUlp(RdmapOpcode.IMMEDIATE_DATA_WITH_SE, 0);
 
   private static final int OPEN = 0;
   private static final int CLOSING = 1;
@@ -110,6 +118,22 @@ public final class RdmapEndpoint {
   private final TransportBarriers barriers;
   private final ByteBuf readRequestHeader =
       Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
+  /** Whether the RFC 7306 opcodes are accepted and may be issued on this stream. */
+  private final boolean rfc7306;
+  private final AtomicResponder atomics;
+  private final ByteBuf atomicRequestHeader =
+      Unpooled.wrappedBuffer(new byte[AtomicRequestHeader.LENGTH]);
+  private final ByteBuf atomicResponseHeader =
+      Unpooled.wrappedBuffer(new byte[AtomicResponseHeader.LENGTH]);
+  private final ByteBuf immediateHeader =
+      Unpooled.wrappedBuffer(new byte[ImmediateDataHeader.LENGTH]);
+  /** The Request Identifier the next Atomic Request carries. */
+  private int nextAtomicRequestId = 1;
+  /** Inbound requests that wait for earlier Read Responses to leave (see the class). */
+  private final DeferredRequests deferred;
+  private final int ird;
+  /** Transmit messages below this include every Read Response with payload sent so far. */
+  private long readResponseHorizon;
   private final GatherList receivePieces;
   private final Runnable deferredWork = this::runDeferredWork;
 
@@ -145,6 +169,30 @@ public final class RdmapEndpoint {
    */
   public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
       int maxReceiveBuffers, int maxReceivePieces) {
+    this(stream, listener, ird, ord, maxReceiveBuffers, maxReceivePieces, true);
+  }
+
+  /**
+   * Like {@link #RdmapEndpoint(DdpStream, RdmapEndpointListener, int, int, int, int)}, choosing
+   * whether the stream speaks RFC 7306 (Atomics and Immediate Data). With it, QN 3 (Atomic
+   * Responses) is enabled, inbound Atomic Requests are performed (sharing the IRD with Read
+   * Requests) and Immediate Data is delivered; without it, those opcodes are answered
+   * "Unexpected OpCode" (0/2/0x06), as an RFC 5040-only peer such as Linux siw does, and issuing
+   * one throws.
+   *
+   * @param stream the DDP stream, not yet started, with no queue enabled
+   * @param listener the owner's callbacks
+   * @param ird inbound Read and Atomic Request queue depth (negotiated)
+   * @param ord outbound Read and Atomic depth (negotiated)
+   * @param maxReceiveBuffers how many receive buffers may be posted at once
+   * @param maxReceivePieces the most scatter pieces one receive buffer may have
+   * @param rfc7306 whether the RFC 7306 extensions are enabled
+   * @throws IllegalArgumentException for a negative IRD or ORD or non-positive receive sizes
+   * @throws IllegalStateException off the event loop, or when the stream is started or has a
+   *     queue enabled already
+   */
+  public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
+      int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306) {
     this.stream = Objects.requireNonNull(stream, "stream");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.channel = stream.channel();
@@ -164,6 +212,8 @@ public final class RdmapEndpoint {
     this.receivePieces = new GatherList(maxReceivePieces);
     this.reads = new OutstandingReads(ord);
     this.responder = new ReadResponder(stream, ird);
+    this.ird = ird;
+    this.deferred = new DeferredRequests(ird);
     this.barriers = new TransportBarriers(channel, this::onTaken);
     this.receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
         maxReceiveBuffers, maxReceivePieces);
@@ -171,6 +221,13 @@ public final class RdmapEndpoint {
         READ_QUEUE_MESSAGE_LENGTH);
     stream.enableControlQueue(RdmapOpcode.TERMINATE.queueNumber(),
         TERMINATE_QUEUE_MESSAGE_LENGTH);
+    this.rfc7306 = rfc7306;
+    this.atomics = new AtomicResponder(pd);
+    if (rfc7306) {
+      // RFC 7306 §5.2.2 rule 5: the requester keeps QN 3 buffers for its Atomic Responses.
+      stream.enableControlQueue(RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
+          AtomicResponseHeader.LENGTH);
+    }
     this.receiver = new RdmapReceiver(this, reads);
     stream.setListener(receiver);
     channel.pipeline().addLast(new TransportEvents(new TransportListener()));
@@ -209,6 +266,15 @@ public final class RdmapEndpoint {
    */
   public boolean canIssueRead() {
     return state == OPEN && reads.canIssue();
+  }
+
+  /**
+   * Whether this stream speaks RFC 7306 (Atomics and Immediate Data).
+   *
+   * @return whether the RFC 7306 opcodes are enabled
+   */
+  public boolean rfc7306Enabled() {
+    return rfc7306;
   }
 
   /**
@@ -330,6 +396,112 @@ public final class RdmapEndpoint {
   }
 
   /**
+   * Issues an RFC 7306 Immediate Data or Immediate Data with SE message: 8 octets for the peer's
+   * next posted receive buffer, QN 0 (§6.3). Completes like a Send:
+   * {@link RdmapEndpointListener#onSendComplete}.
+   *
+   * @param token the caller's identifier for the operation, handed back on completion
+   * @param solicited true for Immediate Data with Solicited Event (opcode 0x9)
+   * @param data the 8 octets, sent most significant first
+   * @throws IllegalStateException when RFC 7306 is not enabled on this stream, the stream is
+   *     closing or ended, or may not send yet
+   */
+  public void immediate(long token, boolean solicited, long data) {
+    checkIssue("immediate data");
+    check7306("Immediate Data");
+    issueImmediate(solicited, data);
+    operations.addTransmit(token, txSeq++);
+  }
+
+  /**
+   * Issues an RDMA Write followed by an Immediate Data message, as one operation (InfiniBand's
+   * RDMA Write with Immediate, RFC 7306 §6): the peer's receive completes after the Write was
+   * placed (§7). Completes once, when the transport took both: {@link
+   * RdmapEndpointListener#onSendComplete}.
+   *
+   * @param token the caller's identifier for the operation, handed back on completion
+   * @param remoteStag the peer's STag
+   * @param remoteTo the peer's tagged offset
+   * @param payload the Write's payload pieces (slices of registered memory, sent without a copy)
+   * @param solicited true to send Immediate Data with Solicited Event
+   * @param data the immediate data
+   * @throws IllegalStateException when RFC 7306 is not enabled, or the stream cannot send
+   * @throws IllegalArgumentException as {@link #write} (nothing is sent)
+   */
+  public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+      boolean solicited, long data) {
+    checkIssue("write with immediate");
+    check7306("RDMA Write with Immediate");
+    stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
+    txSeq++; // the Write: completion comes with the Immediate Data that follows it
+    issueImmediate(solicited, data);
+    operations.addTransmit(token, txSeq++);
+  }
+
+  private void issueImmediate(boolean solicited, long data) {
+    immediateHeader.clear();
+    ImmediateDataHeader.write(immediateHeader, data);
+    stream.sendUntagged(solicited ? IMMEDIATE_SE_RSVD_ULP : IMMEDIATE_RSVD_ULP,
+        RdmapOpcode.IMMEDIATE_DATA.queueNumber(), immediateHeader, null);
+  }
+
+  /**
+   * Issues an RFC 7306 Atomic Request (QN 1): a FetchAdd or CmpSwap on the 8 octets at the
+   * peer's {@code remoteStag}/{@code remoteTo}. It shares ORD with RDMA Reads (§5.2): issue only
+   * while {@link #canIssueRead()}. The original value the Atomic Response returns is stored, in
+   * native byte order, at our {@code resultStag}/{@code resultTo} (a local region with
+   * LOCAL_WRITE); then {@link RdmapEndpointListener#onReadComplete} reports the token with length
+   * 8, in issue order with everything else.
+   *
+   * @param token the caller's identifier for the operation, handed back on completion
+   * @param op FetchAdd or CmpSwap
+   * @param remoteStag the target's STag
+   * @param remoteTo the target's tagged offset (the peer checks its 64-bit alignment)
+   * @param addOrSwapData Add Data (FetchAdd) or Swap Data (CmpSwap)
+   * @param addOrSwapMask Add Mask (FetchAdd; 0 = plain add) or Swap Mask (CmpSwap)
+   * @param compareData Compare Data (CmpSwap; ignored for FetchAdd, sent as 0)
+   * @param compareMask Compare Mask (CmpSwap; ignored for FetchAdd, sent as all ones)
+   * @param resultStag where the original value goes
+   * @param resultTo the tagged offset of its 8 octets
+   * @throws IllegalStateException when RFC 7306 is not enabled, ORD Reads and Atomics are
+   *     outstanding, or the stream cannot send
+   * @throws IllegalArgumentException when the result range is not 8 octets of a LOCAL_WRITE
+   *     region of this stream's Protection Domain (nothing is sent)
+   */
+  public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
+      long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
+      long resultTo) {
+    checkIssue("atomic");
+    check7306("Atomic " + op);
+    Objects.requireNonNull(op, "op");
+    if (!reads.canIssue()) {
+      throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads and Atomics are"
+          + " outstanding: wait for one to complete (canIssueRead())");
+    }
+    StagCheck result = stags.check(resultStag, resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd);
+    if (result != StagCheck.OK) {
+      throw new IllegalArgumentException("Atomic result STag 0x" + Integer.toHexString(resultStag)
+          + " TO 0x" + Long.toHexString(resultTo) + ": " + result
+          + " (it must be 8 octets of a LOCAL_WRITE region of this stream's Protection Domain)");
+    }
+    boolean fetchAdd = op == AtomicOpcode.FETCH_ADD;
+    int requestId = nextAtomicRequestId++;
+    atomicRequestHeader.clear();
+    AtomicRequestHeader.write(atomicRequestHeader, op.code(), requestId, remoteStag, remoteTo,
+        addOrSwapData, addOrSwapMask, fetchAdd ? 0 : compareData, fetchAdd ? -1L : compareMask);
+    stream.sendUntagged(ATOMIC_REQUEST_RSVD_ULP, RdmapOpcode.ATOMIC_REQUEST.queueNumber(),
+        atomicRequestHeader, null);
+    long position = operations.addRead(token, Long.BYTES);
+    reads.addAtomic(position, resultStag, resultTo, requestId);
+  }
+
+  private void check7306(String what) {
+    if (!rfc7306) {
+      throw new IllegalStateException(what + " needs RFC 7306, which is disabled on this stream");
+    }
+  }
+
+  /**
    * Posts a receive buffer for Send-type messages: the readable bytes of {@code pieces[0..
    * pieceCount)}, slices of registered memory (with LOCAL_WRITE) filled in order. The buffer is
    * consumed by the next Send that arrives after all earlier posted buffers were consumed. The
@@ -435,6 +607,94 @@ public final class RdmapEndpoint {
     listener.onReceive(bufferId, opcode, length, invalidatedStag);
   }
 
+  /** Immediate Data was delivered: it consumed posted buffer {@code bufferId}, unfilled. */
+  void deliverImmediate(long bufferId, RdmapOpcode opcode, long data) {
+    listener.onImmediateData(bufferId, opcode, data);
+  }
+
+  /**
+   * An Atomic Request was delivered (RFC 7306 §5.2.1): perform it and send its Atomic Response,
+   * in order with the Read Responses around it, or end the stream with the right Terminate
+   * (the request's DDP header echoed, no RDMA header: §8.1 item 2).
+   *
+   * @param request its 52 octets (the readable bytes), valid during the call
+   * @param failed where the Terminate's headers go, holding the request's DDP header
+   */
+  void atomicRequestDelivered(ByteBuf request, TerminatedSegment failed) {
+    if (inboundFull()) {
+      terminate(DdpError.INVALID_MSN_NO_BUFFER, failed);
+      return;
+    }
+    if (request.readableBytes() != AtomicRequestHeader.LENGTH) {
+      terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
+      return;
+    }
+    if (!deferred.isEmpty() || taken < readResponseHorizon) {
+      // An earlier Read Response may still carry the target's octets: perform it once that left.
+      deferred.add(true, request, failed);
+      return;
+    }
+    answerAtomic(request, failed);
+  }
+
+  private void answerAtomic(ByteBuf request, TerminatedSegment failed) {
+    RdmapError error = atomics.execute(request);
+    if (error != null) {
+      terminate(error, failed);
+      return;
+    }
+    atomicResponseHeader.clear();
+    AtomicResponseHeader.write(atomicResponseHeader, atomics.requestId(), atomics.originalValue());
+    stream.sendUntagged(ATOMIC_RESPONSE_RSVD_ULP, RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
+        atomicResponseHeader, null);
+    responder.trackAtomicResponse(txSeq);
+    txSeq++;
+    responsesUnflushed = true;
+    schedule();
+  }
+
+  /**
+   * An Atomic Response was delivered: it must answer the oldest outstanding Atomic (matched by
+   * MSN on QN 3, and by its echoed Request Identifier); its original value goes to the Atomic's
+   * result buffer and the Atomic completes, in issue order.
+   *
+   * @param response its 12 octets (the readable bytes), valid during the call
+   * @param failed where the Terminate's headers go, holding the response's DDP header
+   */
+  void atomicResponseDelivered(ByteBuf response, TerminatedSegment failed) {
+    if (response.readableBytes() != AtomicResponseHeader.LENGTH) {
+      terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
+      return;
+    }
+    int start = response.readerIndex();
+    switch (reads.checkAtomicResponse(AtomicResponseHeader.requestId(response, start))) {
+      case NO_ATOMIC_OUTSTANDING:
+        terminate(RdmapError.UNEXPECTED_OPCODE, failed);
+        return;
+      case WRONG_REQUEST_ID:
+        terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
+        return;
+      default:
+        break;
+    }
+    int resultStag = reads.oldestSinkStag();
+    long resultTo = reads.oldestSinkTo();
+    io.iwarp4j.ddp.mem.MemoryRegion region = stags.lookup(resultStag);
+    if (region == null || !region.tryPin()) {
+      // The result buffer was deregistered while the Atomic was in flight: a local error.
+      terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
+      return;
+    }
+    try {
+      region.putLong(resultTo - region.baseTo(),
+          AtomicResponseHeader.originalValue(response, start));
+    } finally {
+      region.unpin();
+    }
+    operations.readDelivered(reads.completeOldest());
+    drainCompletions();
+  }
+
   /** The oldest Read's Read Response was delivered: complete it, in issue order. */
   void readResponseDelivered() {
     operations.readDelivered(reads.completeOldest());
@@ -448,7 +708,7 @@ public final class RdmapEndpoint {
    * @param failed where the Terminate's headers go, holding the request's DDP header
    */
   void readRequestDelivered(ByteBuf request, TerminatedSegment failed) {
-    if (responder.full()) {
+    if (inboundFull()) {
       terminate(DdpError.INVALID_MSN_NO_BUFFER, failed);
       return;
     }
@@ -456,10 +716,27 @@ public final class RdmapEndpoint {
       terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
       return;
     }
+    if (!deferred.isEmpty()) {
+      deferred.add(false, request, failed); // behind a waiting Atomic: answers stay in order
+      return;
+    }
+    answerRead(request, failed);
+  }
+
+  /** Whether another inbound Read or Atomic Request would exceed the IRD. */
+  private boolean inboundFull() {
+    return responder.outstanding() + deferred.size() >= ird;
+  }
+
+  private void answerRead(ByteBuf request, TerminatedSegment failed) {
     if (!responder.respond(request, txSeq)) {
       failed.withReadRequest(request);
       terminate(responder.error(), failed);
       return;
+    }
+    int ddpStart = request.readerIndex() - ReadRequestHeader.START_OFFSET;
+    if (ReadRequestHeader.readSize(request, ddpStart) != 0) {
+      readResponseHorizon = txSeq + 1;
     }
     txSeq++;
     responsesUnflushed = true;
@@ -550,6 +827,24 @@ public final class RdmapEndpoint {
     listener.onTerminateSent(layer, errorType, errorCode);
   }
 
+  /** Answers the waiting inbound requests that may be answered now, in order. */
+  private void answerWaitingRequests() {
+    while (state == OPEN && !deferred.isEmpty()) {
+      boolean atomic = deferred.headIsAtomic();
+      if (atomic && taken < readResponseHorizon) {
+        return; // onTaken schedules another pass
+      }
+      ByteBuf request = deferred.headRequest();
+      TerminatedSegment failed = deferred.headSegment();
+      deferred.removeHead();
+      if (atomic) {
+        answerAtomic(request, failed);
+      } else {
+        answerRead(request, failed);
+      }
+    }
+  }
+
   /** Enters the ended state: nothing more is processed or completed. */
   private void end(String reason) {
     state = ENDED;
@@ -557,6 +852,7 @@ public final class RdmapEndpoint {
     stream.markErroneous();
     operations.clear();
     reads.clear();
+    deferred.clear();
     if (log.isDebugEnabled()) {
       log.debug("{} RDMAP stream ended: {}", channel, reason);
     }
@@ -603,6 +899,9 @@ public final class RdmapEndpoint {
     if (upTo > taken) {
       taken = upTo;
       responder.retire(taken);
+      if (!deferred.isEmpty()) {
+        schedule();
+      }
     }
     if (wasSent && upTo > sent) {
       sent = upTo;
@@ -629,6 +928,7 @@ public final class RdmapEndpoint {
   /** Flushes Read Responses once per read batch, reports completions, notices a missed close. */
   private void runDeferredWork() {
     deferredScheduled = false;
+    answerWaitingRequests();
     if (responsesUnflushed && state != ENDED) {
       flushNow();
     }

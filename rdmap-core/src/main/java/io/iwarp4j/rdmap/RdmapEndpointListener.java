@@ -20,8 +20,9 @@ public interface RdmapEndpointListener {
   void onSendComplete(long token);
 
   /**
-   * An RDMA Read completed: the last octet of its Read Response was placed in the local sink
-   * region. Reads complete in the order they were issued, and in issue order with the Writes and
+   * An RDMA Read or an RFC 7306 Atomic completed: the last octet of its Read Response was placed
+   * in the local sink region, or its Atomic Response was delivered and the original value stored
+   * in the result buffer (length 8). Reads complete in the order they were issued, and in issue order with the Writes and
    * Sends around them.
    *
    * @param token the caller's identifier for the operation, handed back on completion
@@ -39,6 +40,17 @@ public interface RdmapEndpointListener {
    * @param invalidatedStag the STag a Send with Invalidate invalidated, or 0 when none
    */
   void onReceive(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag);
+
+  /**
+   * An RFC 7306 Immediate Data (or Immediate Data with SE) message was delivered: it consumed
+   * the receive buffer posted with {@code bufferId} without filling it, and its 8 octets are
+   * {@code data}. Delivered in order with the Sends around it (§6.3, §6.4).
+   *
+   * @param bufferId the caller's identifier for the consumed buffer
+   * @param opcode IMMEDIATE_DATA or IMMEDIATE_DATA_WITH_SE (which asks for a solicited event)
+   * @param data the immediate data
+   */
+  void onImmediateData(long bufferId, RdmapOpcode opcode, long data);
 
   /**
    * This end detected an error (DDP, RDMAP, or MPA) and sent a Terminate with this

@@ -44,6 +44,8 @@ final class RdmapReceiver implements DdpStreamListener {
   private final ByteBuf terminate = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH
       + RdmapEndpoint.TERMINATE_QUEUE_MESSAGE_LENGTH]);
   private final TerminateMessage terminateView = new TerminateMessage();
+  /** The 8 octets of the Immediate Data message being delivered (read before its delivery). */
+  private long immediateData;
 
   RdmapReceiver(RdmapEndpoint endpoint, OutstandingReads reads) {
     this.endpoint = endpoint;
@@ -88,6 +90,18 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
+  public boolean placesUntaggedPayload(int qn, long rsvdUlp) {
+    // Immediate Data consumes a receive buffer but is handed over in the completion (RFC 7306
+    // §6.1), never placed into the buffer.
+    return !isImmediate(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
+  }
+
+  private static boolean isImmediate(int opcode) {
+    return opcode == RdmapOpcode.IMMEDIATE_DATA.code()
+        || opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE.code();
+  }
+
+  @Override
   public boolean acceptUntagged(int qn, long rsvdUlp, Ulpdu segment) {
     if (DdpControl.isLast(DdpControl.get(segment))) {
       lastMessage.capture(segment);
@@ -102,6 +116,16 @@ final class RdmapReceiver implements DdpStreamListener {
       reject(RdmapError.UNEXPECTED_OPCODE, segment);
       return false;
     }
+    if (isImmediate(opcode.code())) {
+      // RFC 7306 §6.3: exactly 8 octets, so one whole segment (MO 0, L=1) of 8 payload octets.
+      if (segment.length() != ImmediateDataHeader.SEGMENT_LENGTH
+          || UntaggedHeader.messageOffset(segment) != 0
+          || !DdpControl.isLast(DdpControl.get(segment))) {
+        reject(RdmapError.UNSPECIFIED_OPERATION, segment);
+        return false;
+      }
+      immediateData = ImmediateDataHeader.data(segment);
+    }
     if (opcode.carriesInvalidateStag() && UntaggedHeader.messageOffset(segment) == 0) {
       // Checked before the first octet is placed, so a doomed Send leaves the buffer untouched;
       // delivery still does the invalidation (and catches a change in between).
@@ -115,12 +139,12 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   /** Whether {@code opcode} is one this end accepts on untagged queue {@code qn}. */
-  private static boolean belongsOn(RdmapOpcode opcode, int qn) {
+  private boolean belongsOn(RdmapOpcode opcode, int qn) {
     if (opcode == null || opcode.tagged() || opcode.queueNumber() != qn) {
       return false;
     }
-    // RFC 7306 Immediate Data and Atomics are not supported here (RFC 7306 §1.1: 0/2/0x06).
-    return opcode.code() <= RdmapOpcode.TERMINATE.code();
+    // Without RFC 7306 its opcodes are unexpected, as at a peer that lacks it (§1.1: 0/2/0x06).
+    return opcode.code() <= RdmapOpcode.TERMINATE.code() || endpoint.rfc7306Enabled();
   }
 
   /** Why {@code stag} cannot be invalidated by this stream, or null when it can. */
@@ -182,6 +206,14 @@ final class RdmapReceiver implements DdpStreamListener {
       return;
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
+    if (isImmediate(opcode.code())) {
+      if (log.isDebugEnabled()) {
+        log.debug("{} {} delivered: msn={} buffer={}", endpoint.channel(), opcode,
+            Integer.toUnsignedString(msn), bufferId);
+      }
+      endpoint.deliverImmediate(bufferId, opcode, immediateData);
+      return;
+    }
     int invalidated = 0;
     if (opcode.carriesInvalidateStag()) {
       int stag = RdmapControl.invalidateStagOf(rsvdUlp);
@@ -211,7 +243,14 @@ final class RdmapReceiver implements DdpStreamListener {
       return;
     }
     failed.copyFrom(lastMessage);
-    endpoint.readRequestDelivered(message, failed);
+    if (qn == RdmapOpcode.ATOMIC_RESPONSE.queueNumber()) {
+      endpoint.atomicResponseDelivered(message, failed);
+    } else if (RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp))
+        == RdmapOpcode.ATOMIC_REQUEST.code()) {
+      endpoint.atomicRequestDelivered(message, failed);
+    } else {
+      endpoint.readRequestDelivered(message, failed);
+    }
   }
 
   /** Decodes a received Terminate and ends the stream (RFC 5040 §5.4, §6.2.1). */

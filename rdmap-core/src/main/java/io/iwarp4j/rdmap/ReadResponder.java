@@ -148,6 +148,15 @@ final class ReadResponder {
     return false;
   }
 
+  /**
+   * Counts an answered Atomic Request against the IRD (RFC 7306 §5.2: Atomic and Read Requests
+   * share it) until the transport took its Atomic Response, transmit message {@code txSeq}. The
+   * caller checked {@link #full()}.
+   */
+  void trackAtomicResponse(long txSeq) {
+    add(null, txSeq);
+  }
+
   private void add(MemoryRegion region, long txSeq) {
     if (tail - head == regions.length) {
       throw new IllegalStateException("more than IRD " + ird + " Read Responses in flight");

@@ -51,6 +51,7 @@ final class EndpointPair implements AutoCloseable {
     int ord = 4;
     int receiveBuffers = 8;
     int receivePieces = 4;
+    boolean rfc7306 = true;
   }
 
   /** One end. */
@@ -76,7 +77,7 @@ final class EndpointPair implements AutoCloseable {
           config.mulpdu);
       stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
       endpoint = new RdmapEndpoint(stream, events, config.ird, config.ord,
-          config.receiveBuffers, config.receivePieces);
+          config.receiveBuffers, config.receivePieces, config.rfc7306);
     }
 
     /** The octets this end wrote so far. */

@@ -84,6 +84,11 @@ class RdmapAllocationTest {
     }
 
     @Override
+    public void onImmediateData(long bufferId, RdmapOpcode opcode, long data) {
+      received += Long.BYTES;
+    }
+
+    @Override
     public void onTerminateSent(int layer, int errorType, int errorCode) {
       ends++;
     }

@@ -260,23 +260,7 @@ class RdmapTerminateTest {
     assertTrue(Regions.allZero(buffers), "receive buffer unchanged");
   }
 
-  @Test
-  void immediateDataIsNotSupported() {
-    MemoryRegion buffers = postedBuffer();
-    p.start();
-    inject(p.a, "41 48 00000000 00000000 00000001 00000000 | 0102030405060708");
-    expectTerminate(p.b, "02 06 c0 00 | 001a | 41 48 00000000 00000000 00000001 00000000", 0, 2,
-        0x06);
-    assertTrue(Regions.allZero(buffers), "receive buffer unchanged");
-  }
-
-  @Test
-  void atomicRequestIsNotSupported() {
-    p.start();
-    inject(p.a, "41 4a 00000000 00000001 00000001 00000000 | " + "00".repeat(52));
-    expectTerminate(p.b, "02 06 c0 00 | 0046 | 41 4a 00000000 00000001 00000001 00000000", 0, 2,
-        0x06);
-  }
+  // RFC 7306 opcodes on a stream without RFC 7306: RdmapAtomicsTest#withoutRfc7306*.
 
   @Test
   void taggedOpcodeOnTheUntaggedPath() {

@@ -17,6 +17,10 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
   record Receive(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag) {
   }
 
+  /** An Immediate Data message was delivered. */
+  record Immediate(long bufferId, RdmapOpcode opcode, long data) {
+  }
+
   /** This end sent a Terminate. */
   record TerminateSent(int layer, int errorType, int errorCode) {
   }
@@ -57,6 +61,11 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
     if (throwOnReceive != null) {
       throw throwOnReceive;
     }
+  }
+
+  @Override
+  public void onImmediateData(long bufferId, RdmapOpcode opcode, long data) {
+    events.add(new Immediate(bufferId, opcode, data));
   }
 
   @Override

@@ -31,6 +31,7 @@ public final class DeviceConfig {
   private final Duration connectTimeout;
   private final int writeBufferLowWaterMark;
   private final int writeBufferHighWaterMark;
+  private final boolean rfc7306;
 
   private DeviceConfig(Builder b) {
     this.transport = b.transport;
@@ -50,6 +51,7 @@ public final class DeviceConfig {
     this.connectTimeout = b.connectTimeout;
     this.writeBufferLowWaterMark = b.writeBufferLowWaterMark;
     this.writeBufferHighWaterMark = b.writeBufferHighWaterMark;
+    this.rfc7306 = b.rfc7306;
   }
 
   /**
@@ -211,6 +213,16 @@ public final class DeviceConfig {
   }
 
   /**
+   * Whether queue pairs speak RFC 7306 (Atomics and Immediate Data) unless their configuration
+   * says otherwise. See {@link RdmaDevice#atomicCapability()}.
+   *
+   * @return true by default
+   */
+  public boolean rfc7306() {
+    return rfc7306;
+  }
+
+  /**
    * Below this many octets queued for the socket a connection is writable again.
    *
    * @return the low water mark
@@ -237,7 +249,7 @@ public final class DeviceConfig {
         + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
         + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
         + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
-        + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + '}';
+        + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306 + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -257,6 +269,7 @@ public final class DeviceConfig {
     private int defaultIrd = 16;
     private int defaultOrd = 16;
     private Duration connectTimeout = Duration.ofSeconds(10);
+    private boolean rfc7306 = true;
     private int writeBufferLowWaterMark = 256 * 1024;
     private int writeBufferHighWaterMark = 512 * 1024;
 
@@ -420,6 +433,19 @@ public final class DeviceConfig {
      */
     public Builder defaultOrd(int ord) {
       this.defaultOrd = QueuePairConfig.Builder.depth("ORD", ord);
+      return this;
+    }
+
+    /**
+     * Sets whether queue pairs speak RFC 7306 by default (default true). Without it a queue pair
+     * refuses to post Atomics and Immediate Data, and answers a peer's with Terminate
+     * "Unexpected OpCode" (0/2/0x06), as Linux siw does.
+     *
+     * @param enabled whether the RFC 7306 extensions are on
+     * @return this builder
+     */
+    public Builder rfc7306(boolean enabled) {
+      this.rfc7306 = enabled;
       return this;
     }
 

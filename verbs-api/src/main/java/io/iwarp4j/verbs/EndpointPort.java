@@ -1,6 +1,7 @@
 package io.iwarp4j.verbs;
 
 import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 
@@ -29,6 +30,20 @@ interface EndpointPort {
 
   /** Issues one of the four Sends; completes with {@code onSendComplete(token)}. */
   void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload);
+
+  /** Whether the stream speaks RFC 7306 (Atomics, Immediate Data). */
+  boolean rfc7306Enabled();
+
+  /** Issues an RFC 7306 Atomic; shares ORD with Reads; completes with {@code onReadComplete}. */
+  void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo, long addOrSwapData,
+      long addOrSwapMask, long compareData, long compareMask, int resultStag, long resultTo);
+
+  /** Issues Immediate Data (with SE when {@code solicited}); completes like a Send. */
+  void immediate(long token, boolean solicited, long data);
+
+  /** Issues an RDMA Write followed by Immediate Data; completes once, like a Send. */
+  void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+      boolean solicited, long data);
 
   /** Posts a receive buffer of {@code count} pieces for the next Send. */
   void postReceive(long bufferId, ByteBuf[] pieces, int count);

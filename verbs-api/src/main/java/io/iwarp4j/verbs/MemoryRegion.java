@@ -106,6 +106,103 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
   }
 
   /**
+   * Atomically adds {@code delta} to the 8-octet native-order value at {@code offset} and
+   * returns the old value. Atomic with respect to the RFC 7306 Atomics the device performs on
+   * the same octets for a peer ({@link AtomicCapability#DEVICE}), so local and remote updates of
+   * one counter never lose each other.
+   *
+   * @param offset octets from the region's first octet, 8-octet aligned in memory
+   * @param delta the value to add
+   * @return the value before the addition
+   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed
+   */
+  public long getAndAddLong(long offset, long delta) {
+    return region.getAndAddLong(offset, delta);
+  }
+
+  /**
+   * Atomically replaces the 8-octet native-order value at {@code offset} with {@code newValue}
+   * if it equals {@code expected}, and returns the value found; atomic with respect to the
+   * device's RFC 7306 Atomics, like {@link #getAndAddLong}.
+   *
+   * @param offset octets from the region's first octet, 8-octet aligned in memory
+   * @param expected the value expected
+   * @param newValue the value stored when it matches
+   * @return the value found, whether or not it was replaced
+   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed
+   */
+  public long compareAndExchangeLong(long offset, long expected, long newValue) {
+    return region.compareAndExchangeLong(offset, expected, newValue);
+  }
+
+  /**
+   * The local form of an RFC 7306 masked FetchAdd: adds field by field, each field ending at a
+   * set bit of {@code addMask} (mask 0 is a plain add), and returns the old value; atomic with
+   * respect to the device's Atomics.
+   *
+   * @param offset octets from the region's first octet, 8-octet aligned in memory
+   * @param addData the value to add
+   * @param addMask the field boundaries
+   * @return the value before the addition
+   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed
+   */
+  public long getAndAddMaskedLong(long offset, long addData, long addMask) {
+    return region.getAndAddMaskedLong(offset, addData, addMask);
+  }
+
+  /**
+   * The local form of an RFC 7306 masked CmpSwap: when the bits under {@code compareMask}
+   * equal those of {@code compareData}, replaces the bits under {@code swapMask} with those of
+   * {@code swapData}; returns the value found. Atomic with respect to the device's Atomics.
+   *
+   * @param offset octets from the region's first octet, 8-octet aligned in memory
+   * @param compareData the comparand
+   * @param compareMask the bits compared
+   * @param swapData the replacement
+   * @param swapMask the bits replaced
+   * @return the value found, whether or not it was replaced
+   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed
+   */
+  public long compareAndSwapMaskedLong(long offset, long compareData, long compareMask,
+      long swapData, long swapMask) {
+    return region.compareAndSwapMaskedLong(offset, compareData, compareMask, swapData,
+        swapMask);
+  }
+
+  /**
+   * Reads the 8-octet native-order value at {@code offset}: how a counter the device's Atomics
+   * update, or an Atomic's returned original value, reads back.
+   *
+   * @param offset octets from the region's first octet
+   * @return the value
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed
+   */
+  public long getLong(long offset) {
+    return region.getLong(offset);
+  }
+
+  /**
+   * Writes the 8-octet native-order value at {@code offset} (a plain store).
+   *
+   * @param offset octets from the region's first octet
+   * @param value the value
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed
+   */
+  public void putLong(long offset, long value) {
+    region.putLong(offset, value);
+  }
+
+  /**
    * The protection domain the region belongs to.
    *
    * @return the domain

@@ -4,6 +4,7 @@ import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
+import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
@@ -229,11 +230,11 @@ public final class QueuePair implements AutoCloseable {
    * Posts a send work request, like {@code ibv_post_send}. The request is copied; reuse it at
    * once. Lock-free, allocation-free.
    *
-   * @param wr the work request: RDMA_WRITE, RDMA_READ, SEND, SEND_WITH_INVALIDATE,
-   *     SEND_WITH_SOLICITED or SEND_WITH_SOLICITED_INVALIDATE
+   * @param wr the work request: any {@link WorkRequestOpcode}; the RFC 7306 ones (Atomics,
+   *     Immediate Data, RDMA Write with Immediate) when {@link QueuePairCapabilities#rfc7306()}
    * @throws IllegalStateException before {@link QpState#RTS} or after {@link #close()}, naming
    *     the state (in {@link QpState#ERROR} the request is accepted and flushed)
-   * @throws UnsupportedOperationException for the RFC 7306 opcodes (atomics, immediate data)
+   * @throws UnsupportedOperationException for an RFC 7306 opcode on a queue pair without RFC 7306
    * @throws IllegalArgumentException when the request is incomplete or exceeds the queue pair's
    *     SGE limit (see {@link SendWorkRequest#validate})
    * @throws WorkQueueFullException when {@link QueuePairCapabilities#maxSendWr()} send work
@@ -247,9 +248,10 @@ public final class QueuePair implements AutoCloseable {
           "sends need RTS: connect or accept first"));
     }
     WorkRequestOpcode op = wr.opcode();
-    if (op != null && op.isRfc7306()) {
+    if (op != null && op.isRfc7306() && !caps.rfc7306()) {
       throw new UnsupportedOperationException(op + " (wrId " + wr.wrId() + ") is an RFC 7306"
-          + " operation; atomics and immediate data are not supported yet");
+          + " operation, and RFC 7306 is disabled on queue pair " + number
+          + " (QueuePairConfig.rfc7306 / DeviceConfig.rfc7306)");
     }
     wr.validate(caps.maxSendSge());
     sq.post(wr);
@@ -575,7 +577,8 @@ public final class QueuePair implements AutoCloseable {
       }
       SendQueue.Entry e = sq.nextUnissued();
       SendWorkRequest wr = e.wr;
-      boolean read = wr.opcode() == WorkRequestOpcode.RDMA_READ;
+      // Atomics share ORD with Reads (RFC 7306 §5.2) and, like them, complete on a response.
+      boolean read = wr.opcode() == WorkRequestOpcode.RDMA_READ || wr.opcode().isAtomic();
       if (SendFlags.has(wr.flags(), SendFlags.FENCE) && sq.readsOutstanding() > 0) {
         break; // an earlier Read completing resumes
       }
@@ -601,7 +604,17 @@ public final class QueuePair implements AutoCloseable {
   /** Checks and issues one work request; false when that moved the queue pair to ERROR. */
   private boolean issue(EndpointPort ep, SendWorkRequest wr, long seq, boolean read) {
     ScatterGatherList sgl = wr.sgl();
+    WorkRequestOpcode opcode = wr.opcode();
     int required = read ? AccessFlags.LOCAL_WRITE : AccessFlags.NONE;
+    io.iwarp4j.ddp.mem.MemoryRegion result = null;
+    if (opcode.isAtomic()) {
+      result = resultRegion(wr);
+      if (result == null) {
+        enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode + " wrId "
+            + wr.wrId() + " names a local result buffer it may not write", true);
+        return false;
+      }
+    }
     if (!checkSges(sgl, required)) {
       enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, wr.opcode()
           + " wrId " + wr.wrId() + " names local memory it may not use", true);
@@ -609,7 +622,16 @@ public final class QueuePair implements AutoCloseable {
     }
     sq.markIssued(read);
     try {
-      if (read) {
+      if (result != null) {
+        boolean fetchAdd = opcode == WorkRequestOpcode.ATOMIC_FETCH_ADD;
+        ep.atomic(seq, fetchAdd ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP,
+            wr.remoteStag(), wr.remoteAddress(), fetchAdd ? wr.addData() : wr.swapData(),
+            fetchAdd ? wr.addMask() : wr.swapMask(), wr.compareData(), wr.compareMask(),
+            result.stag(), result.baseTo() + wr.localResultOffset());
+      } else if (opcode == WorkRequestOpcode.IMMEDIATE_DATA
+          || opcode == WorkRequestOpcode.IMMEDIATE_DATA_WITH_SOLICITED) {
+        ep.immediate(seq, wr.solicitsEvent(), wr.immData());
+      } else if (read) {
         LocalBuffer sink = sgl.buffer(0);
         long sinkTo = stags.lookup(sink.stag()).baseTo() + sgl.offset(0);
         ep.read(seq, sink.stag(), sinkTo, (int) sgl.totalLength(), wr.remoteStag(),
@@ -619,8 +641,11 @@ public final class QueuePair implements AutoCloseable {
         for (int i = 0; i < n; i++) {
           gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
         }
-        if (wr.opcode() == WorkRequestOpcode.RDMA_WRITE) {
+        if (opcode == WorkRequestOpcode.RDMA_WRITE) {
           ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
+        } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
+          ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
+              wr.solicitsEvent(), wr.immData());
         } else {
           RdmapOpcode op = sendOpcode(wr);
           ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
@@ -644,6 +669,20 @@ public final class QueuePair implements AutoCloseable {
       return se ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE;
     }
     return se ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND;
+  }
+
+  /**
+   * The region an Atomic's original value goes to, or null when the work request's result
+   * buffer is not 8 octets of a valid LOCAL_WRITE region of this queue pair's domain.
+   */
+  private io.iwarp4j.ddp.mem.MemoryRegion resultRegion(SendWorkRequest wr) {
+    LocalBuffer b = wr.localResultBuffer();
+    io.iwarp4j.ddp.mem.MemoryRegion r = b == null ? null : stags.lookup(b.stag());
+    if (r == null || r.pd() != pd.ddp() || !AccessFlags.allows(r.access(), AccessFlags.LOCAL_WRITE)
+        || wr.localResultOffset() + SendWorkRequest.ATOMIC_OPERAND_LENGTH > r.length()) {
+      return null;
+    }
+    return r;
   }
 
   /**
@@ -688,6 +727,17 @@ public final class QueuePair implements AutoCloseable {
       wc.byteLen(byteLen);
     }
     return sendCq.offer(wc);
+  }
+
+  private boolean completeImmediate(RecvWorkRequest wr, RdmapOpcode opcode, long data) {
+    WorkCompletion wc = completion.reset()
+        .wrId(wr.wrId())
+        .status(WcStatus.SUCCESS)
+        .opcode(WcOpcode.RECV_IMMEDIATE_DATA)
+        .qpNumber(number)
+        .immData(data)
+        .solicited(opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE);
+    return recvCq.offer(wc);
   }
 
   private boolean completeRecv(RecvWorkRequest wr, WcStatus status, RdmapOpcode opcode,
@@ -907,6 +957,20 @@ public final class QueuePair implements AutoCloseable {
       }
       boolean accepted = completeRecv(e.wr, WcStatus.SUCCESS, opcode,
           Integer.toUnsignedLong(length), invalidatedStag, 0);
+      rq.retireOldest();
+      if (!accepted) {
+        completionRefused(recvCq);
+      }
+    }
+
+    @Override
+    public void onImmediateData(long bufferId, RdmapOpcode opcode, long data) {
+      ReceiveQueue.Entry e = rq.deliveredTo(bufferId);
+      if (e == null) {
+        ignored("immediate data", bufferId);
+        return;
+      }
+      boolean accepted = completeImmediate(e.wr, opcode, data);
       rq.retireOldest();
       if (!accepted) {
         completionRefused(recvCq);

@@ -21,6 +21,7 @@ public final class QueuePairConfig {
   private final int ird;
   private final int ord;
   private final boolean signalAllSends;
+  private final Boolean rfc7306;
 
   private QueuePairConfig(Builder b) {
     this.sendCq = b.sendCq;
@@ -32,6 +33,17 @@ public final class QueuePairConfig {
     this.ird = b.ird;
     this.ord = b.ord;
     this.signalAllSends = b.signalAllSends;
+    this.rfc7306 = b.rfc7306;
+  }
+
+  /**
+   * Whether the queue pair speaks RFC 7306, or null for the device's default
+   * ({@link DeviceConfig#rfc7306()}).
+   *
+   * @return the setting, or null
+   */
+  public Boolean rfc7306() {
+    return rfc7306;
   }
 
   /**
@@ -145,6 +157,7 @@ public final class QueuePairConfig {
     private int ird = DEVICE_DEFAULT;
     private int ord = DEVICE_DEFAULT;
     private boolean signalAllSends;
+    private Boolean rfc7306;
 
     private Builder(CompletionQueue sendCq, CompletionQueue recvCq) {
       this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
@@ -231,6 +244,19 @@ public final class QueuePairConfig {
      */
     public Builder signalAllSends(boolean all) {
       this.signalAllSends = all;
+      return this;
+    }
+
+    /**
+     * Sets whether this queue pair speaks RFC 7306 (Atomics, Immediate Data), overriding the
+     * device's default. Turn it off toward a peer without RFC 7306 to fail such posts locally
+     * instead of getting the peer's Terminate.
+     *
+     * @param enabled whether the RFC 7306 extensions are on
+     * @return this builder
+     */
+    public Builder rfc7306(boolean enabled) {
+      this.rfc7306 = enabled;
       return this;
     }
 

@@ -116,6 +116,16 @@ public final class RdmaDevice implements AutoCloseable {
   }
 
   /**
+   * The atomicity this device gives RFC 7306 Atomics, like {@code ibv_device_attr.atomic_cap}:
+   * {@link AtomicCapability#DEVICE} unless RFC 7306 is disabled by {@link DeviceConfig#rfc7306()}.
+   *
+   * @return the atomic capability of queue pairs that use the device default
+   */
+  public AtomicCapability atomicCapability() {
+    return config.rfc7306() ? AtomicCapability.DEVICE : AtomicCapability.NONE;
+  }
+
+  /**
    * Whether {@link #close()} was called.
    *
    * @return true once closing
@@ -199,7 +209,8 @@ public final class RdmaDevice implements AutoCloseable {
         limit("maxSendSge", qpConfig.maxSendSge(), config.defaultSge(), config.maxSge()),
         limit("maxRecvSge", qpConfig.maxRecvSge(), config.defaultSge(), config.maxSge()),
         qpConfig.ird() >= 0 ? qpConfig.ird() : config.defaultIrd(),
-        qpConfig.ord() >= 0 ? qpConfig.ord() : config.defaultOrd());
+        qpConfig.ord() >= 0 ? qpConfig.ord() : config.defaultOrd(),
+        qpConfig.rfc7306() != null ? qpConfig.rfc7306() : config.rfc7306());
     synchronized (queuePairs) {
       if (queuePairs.size() >= config.maxQueuePairs()) {
         throw new IllegalStateException(queuePairs.size() + " queue pairs are open, the device's"

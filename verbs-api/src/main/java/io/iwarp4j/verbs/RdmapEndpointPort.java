@@ -2,6 +2,7 @@ package io.iwarp4j.verbs;
 
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.rdmap.RdmapEndpoint;
+import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -44,6 +45,30 @@ final class RdmapEndpointPort implements EndpointPort {
   @Override
   public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
     endpoint.send(token, opcode, invalidateStag, payload);
+  }
+
+  @Override
+  public boolean rfc7306Enabled() {
+    return endpoint.rfc7306Enabled();
+  }
+
+  @Override
+  public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
+      long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
+      long resultTo) {
+    endpoint.atomic(token, op, remoteStag, remoteTo, addOrSwapData, addOrSwapMask, compareData,
+        compareMask, resultStag, resultTo);
+  }
+
+  @Override
+  public void immediate(long token, boolean solicited, long data) {
+    endpoint.immediate(token, solicited, data);
+  }
+
+  @Override
+  public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+      boolean solicited, long data) {
+    endpoint.writeWithImmediate(token, remoteStag, remoteTo, payload, solicited, data);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.iwarp4j.verbs;
 
 import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 
@@ -12,6 +13,20 @@ final class FakeEndpoint implements EndpointPort {
   static final char WRITE = 'W';
   static final char READ = 'R';
   static final char SEND = 'S';
+  static final char ATOMIC = 'A';
+  static final char IMMEDIATE = 'I';
+  static final char WRITE_IMMEDIATE = 'J';
+
+  boolean rfc7306 = true;
+  AtomicOpcode lastAtomicOpcode;
+  long lastAtomicData;
+  long lastAtomicMask;
+  long lastCompareData;
+  long lastCompareMask;
+  int lastResultStag;
+  long lastResultTo;
+  long lastImmediate;
+  boolean lastSolicited;
 
   boolean writable = true;
   boolean sendAllowed = true;
@@ -63,6 +78,51 @@ final class FakeEndpoint implements EndpointPort {
     lastRemoteStag = remoteStag;
     lastRemoteTo = remoteTo;
     record(WRITE, token, payload.totalLength());
+  }
+
+  @Override
+  public boolean rfc7306Enabled() {
+    return rfc7306;
+  }
+
+  @Override
+  public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
+      long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
+      long resultTo) {
+    maybeFail();
+    if (readsOutstanding >= ord) {
+      throw new IllegalStateException("ORD " + ord + " Reads and Atomics outstanding");
+    }
+    readsOutstanding++;
+    lastAtomicOpcode = op;
+    lastRemoteStag = remoteStag;
+    lastRemoteTo = remoteTo;
+    lastAtomicData = addOrSwapData;
+    lastAtomicMask = addOrSwapMask;
+    lastCompareData = compareData;
+    lastCompareMask = compareMask;
+    lastResultStag = resultStag;
+    lastResultTo = resultTo;
+    record(ATOMIC, token, Long.BYTES);
+  }
+
+  @Override
+  public void immediate(long token, boolean solicited, long data) {
+    maybeFail();
+    lastImmediate = data;
+    lastSolicited = solicited;
+    record(IMMEDIATE, token, 0);
+  }
+
+  @Override
+  public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+      boolean solicited, long data) {
+    maybeFail();
+    lastRemoteStag = remoteStag;
+    lastRemoteTo = remoteTo;
+    lastImmediate = data;
+    lastSolicited = solicited;
+    record(WRITE_IMMEDIATE, token, payload.totalLength());
   }
 
   @Override

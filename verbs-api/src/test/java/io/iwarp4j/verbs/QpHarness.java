@@ -32,10 +32,15 @@ final class QpHarness implements AutoCloseable {
   }
 
   QpHarness(int sendWr, int recvWr, int sendCqCapacity, int recvCqCapacity, boolean signalAll) {
+    this(sendWr, recvWr, sendCqCapacity, recvCqCapacity, signalAll, true);
+  }
+
+  QpHarness(int sendWr, int recvWr, int sendCqCapacity, int recvCqCapacity, boolean signalAll,
+      boolean rfc7306) {
     sendCq = new CompletionQueue(sendCqCapacity);
     recvCq = new CompletionQueue(recvCqCapacity);
     qp = new QueuePair(null, 7, pd, sendCq, recvCq,
-        new QueuePairCapabilities(sendWr, recvWr, 2, 2, 8, 8), signalAll);
+        new QueuePairCapabilities(sendWr, recvWr, 2, 2, 8, 8, rfc7306), signalAll);
   }
 
   static WorkCompletion[] newCompletions(int n) {

@@ -100,8 +100,8 @@ class QueuePairTest {
   // ---- posting rules ----
 
   @Test
-  void rfc7306OpcodesAreRejectedClearly() {
-    h = new QpHarness(4, 4, 16).connected();
+  void rfc7306OpcodesAreRejectedClearlyWhenDisabled() {
+    h = new QpHarness(4, 4, 16, 16, false, false).connected();
     SendWorkRequest atomic = new SendWorkRequest(2).wrId(9)
         .opcode(WorkRequestOpcode.ATOMIC_FETCH_ADD).remote(1, 8).localResult(h.mr, 0);
     UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,

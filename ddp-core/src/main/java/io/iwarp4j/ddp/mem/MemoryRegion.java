@@ -446,6 +446,125 @@ public final class MemoryRegion implements AutoCloseable {
   }
 
   /**
+   * The masked FetchAdd of RFC 7306 §5.1.1, atomic with respect to every other atomic on these
+   * octets (remote or local): adds {@code addData} field by field, the fields ending at the set
+   * bits of {@code addMask} ({@link MaskedArithmetic#fetchAdd}), and returns the old value. Mask 0
+   * is {@link #getAndAddLong}.
+   *
+   * @param offsetFromBase the octet offset from the region's base, 8-aligned
+   * @param addData the value to add
+   * @param addMask the field boundaries
+   * @return the value before the addition
+   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed or read-only
+   */
+  public long getAndAddMaskedLong(long offsetFromBase, long addData, long addMask) {
+    if (addMask == 0) {
+      return getAndAddLong(offsetFromBase, addData);
+    }
+    int index = alignedIndex(offsetFromBase);
+    pinLocal();
+    try {
+      return fetchAddMaskedAt(index, addData, addMask);
+    } finally {
+      unpin();
+    }
+  }
+
+  /**
+   * The masked CmpSwap of RFC 7306 §5.1.2, atomic with respect to every other atomic on these
+   * octets: when the bits under {@code compareMask} equal those of {@code compareData}, replaces
+   * the bits under {@code swapMask} with those of {@code swapData}; returns the old value.
+   *
+   * @param offsetFromBase the octet offset from the region's base, 8-aligned
+   * @param compareData the comparand
+   * @param compareMask the bits compared
+   * @param swapData the replacement
+   * @param swapMask the bits replaced
+   * @return the value found, whether or not it was replaced
+   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
+   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
+   * @throws IllegalStateException when the region is closed or read-only
+   */
+  public long compareAndSwapMaskedLong(long offsetFromBase, long compareData, long compareMask,
+      long swapData, long swapMask) {
+    int index = alignedIndex(offsetFromBase);
+    pinLocal();
+    try {
+      return cmpSwapMaskedAt(index, compareData, compareMask, swapData, swapMask);
+    } finally {
+      unpin();
+    }
+  }
+
+  /**
+   * Whether the 8 octets at {@code offsetFromBase} lie inside the region, are 8-octet aligned
+   * in memory and writable, so the atomics may target them.
+   *
+   * @param offsetFromBase the octet offset from the region's base
+   * @return true when an atomic may target them
+   */
+  public boolean isAtomicTarget(long offsetFromBase) {
+    return !readOnly && offsetFromBase >= 0 && offsetFromBase <= length - Long.BYTES
+        && nio.alignmentOffset((int) offsetFromBase, Long.BYTES) == 0;
+  }
+
+  /**
+   * The remote side of an RFC 7306 FetchAdd: like {@link #getAndAddMaskedLong} for a caller
+   * that already holds a pin ({@link #tryPin}) and checked the target ({@link #isAtomicTarget}).
+   *
+   * @param offsetFromBase the octet offset from the region's base
+   * @param addData the value to add
+   * @param addMask the field boundaries
+   * @return the value before the addition
+   */
+  public long pinnedFetchAdd(long offsetFromBase, long addData, long addMask) {
+    int index = (int) offsetFromBase;
+    if (addMask == 0) {
+      return (long) LONGS.getAndAdd(nio, index, addData);
+    }
+    return fetchAddMaskedAt(index, addData, addMask);
+  }
+
+  /**
+   * The remote side of an RFC 7306 CmpSwap: like {@link #compareAndSwapMaskedLong} for a caller
+   * that already holds a pin and checked the target.
+   *
+   * @param offsetFromBase the octet offset from the region's base
+   * @param compareData the comparand
+   * @param compareMask the bits compared
+   * @param swapData the replacement
+   * @param swapMask the bits replaced
+   * @return the value found
+   */
+  public long pinnedCmpSwap(long offsetFromBase, long compareData, long compareMask,
+      long swapData, long swapMask) {
+    return cmpSwapMaskedAt((int) offsetFromBase, compareData, compareMask, swapData, swapMask);
+  }
+
+  private long fetchAddMaskedAt(int index, long addData, long addMask) {
+    for (;;) {
+      long old = (long) LONGS.getVolatile(nio, index);
+      long next = MaskedArithmetic.fetchAdd(old, addData, addMask);
+      if ((boolean) LONGS.compareAndSet(nio, index, old, next)) {
+        return old;
+      }
+    }
+  }
+
+  private long cmpSwapMaskedAt(int index, long compareData, long compareMask, long swapData,
+      long swapMask) {
+    for (;;) {
+      long old = (long) LONGS.getVolatile(nio, index);
+      long next = MaskedArithmetic.cmpSwap(old, compareData, compareMask, swapData, swapMask);
+      if (next == old || (boolean) LONGS.compareAndSet(nio, index, old, next)) {
+        return old;
+      }
+    }
+  }
+
+  /**
    * Reads the 8-octet native-order value at {@code offsetFromBase} (plain read; any alignment).
    *
    * @param offsetFromBase the octet offset from the region's base
