@@ -48,6 +48,9 @@ for _ in $(seq 1 100); do grep -q "Capturing on" "$OUT/dumpcap.log" && break; sl
 sleep 0.5
 
 say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
+# 7174/7200: the matrix (captured); 7176/7201: the race measurements (not captured).
+HOSTFWD="tcp:127.0.0.1:7174-:7174 tcp:127.0.0.1:7176-:7176" \
+GUESTFWD="tcp:10.0.2.100:7200-cmd:socat STDIO TCP:127.0.0.1:7200;tcp:10.0.2.100:7201-cmd:socat STDIO TCP:127.0.0.1:7201" \
 HOST_CMD="bash $HERE/host/matrix.sh" TIMEOUT=${TIMEOUT:-900} \
   "$LAB/run.sh" "$HERE/guest/runner.sh" "$OUT/vm" > "$OUT/run.log" 2>&1
 vm_rc=$?

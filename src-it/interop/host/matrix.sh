@@ -4,7 +4,10 @@
 # RACE_DELAYS, SCENARIOS from run-interop.sh). Drives the guest through the command queue of
 # guest/runner.sh and writes one line per scenario to $OUTDIR/results.tsv:
 #   id  direction  scenario  crc  mode  result  seconds  detail
-# result is PASS, FAIL or (race measurements) a count "ok/total".
+# result is PASS, FAIL or (race measurements) a count "ok/total". The race measurements use
+# ports 7176 (h2g) and 7201 (g2h), outside the wire-checked capture: hundreds of connections
+# reuse client ports, and tshark's per-conversation MPA state then misreads a new connection's
+# Request as an FPDU ("TCP Port numbers reused" -> T_NO_MPA/T_MALFORMED false positives).
 set -u
 S=$SHARE_OUT
 R=$OUTDIR/results.tsv
@@ -35,11 +38,13 @@ row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $*"; }
 
 # A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection,
 # FINDINGS §7.10), listening once `ss` shows it; slirp would otherwise accept and reset.
+# guest_server [PORT]
 guest_server() {
+  local port=${1:-7174}
   k=$((k + 1))
-  G "(rping -s -a 10.0.2.15 -p 7174 -v; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+  G "(rping -s -a 10.0.2.15 -p $port -v; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
 echo \$! > srv-$k.pid
-for i in \$(seq 1 50); do ss -ltn | grep -q ':7174 ' && exit 0; sleep 0.1; done
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
 sleep 1" 30
 }
 
@@ -83,13 +88,33 @@ h2g() {
   fi
 }
 
+# h2g_probe ID OP: an RFC 7306 operation toward siw (no RFC 7306): it must fail cleanly with
+# siw's Terminate, the posted receive must flush, and the connection must close.
+h2g_probe() {
+  local id=$1 op=$2
+  guest_server
+  local t0; t0=$(date +%s.%N)
+  timeout 120 "${PING[@]}" -c -a 127.0.0.1 -p 7174 --crc --probe-rfc7306="$op" > "$L/$id-client.out" 2> "$L/$id-client.err"
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  guest_server_result; cp "$S/srv-$k.log" "$L/$id-rping-s.log" 2>/dev/null
+  local what; what=$(grep -h 'completed with' "$L/$id-client.out" | sed 's/^rfc7306 probe: //')
+  if [ $rc = 0 ] && grep -q 'receive was flushed' "$L/$id-client.out" && grep -q 'connection closed' "$L/$id-client.out"; then
+    row "$id" "iwarp4j client -> siw rping -s" "RFC 7306 $op toward siw" on client-server PASS "$secs" "clean error: $what; receive flushed; closed"
+  else
+    row "$id" "iwarp4j client -> siw rping -s" "RFC 7306 $op toward siw" on client-server FAIL "$secs" "rc $rc: $what $(tail -1 "$L/$id-client.err")"
+  fi
+}
+
 SRV_PID=""
-host_server() { # host_server NAME OPTIONS...: our persistent iwarp-ping -s on 127.0.0.1:7200
+host_server() { # host_server NAME [--port=P] OPTIONS...: our iwarp-ping -s -P on 127.0.0.1:P
   local name=$1; shift
-  "${PING[@]}" -s -P -a 127.0.0.1 -p 7200 -v "$@" > "$L/server-$name.out" 2> "$L/server-$name.err" &
+  local port=7200
+  case "${1:-}" in --port=*) port=${1#--port=}; shift ;; esac
+  "${PING[@]}" -s -P -a 127.0.0.1 -p "$port" -v "$@" > "$L/server-$name.out" 2> "$L/server-$name.err" &
   SRV_PID=$!
   for _ in $(seq 1 200); do
-    ss -ltn | grep -q '127.0.0.1:7200 ' && break
+    ss -ltn | grep -q "127.0.0.1:$port " && break
     sleep 0.1
   done
 }
@@ -133,6 +158,8 @@ for scenario in ${SCENARIOS:-matrix}; do
         run_matrix "$sfx"
       done
       h2g "h2g-markers" "markers (M=1) request" 1 "rejected" --crc --markers
+      h2g_probe "h2g-7306-fetchadd" fetch-add
+      h2g_probe "h2g-7306-imm" imm
       ;;
     race)
       # siw's accept race: N one-ping connections per quiet period, each bounded by 8 s.
@@ -144,8 +171,8 @@ for scenario in ${SCENARIOS:-matrix}; do
           extra=(); mname=client-server
           [ $mode = p2p ] && { extra=(--p2p=write); mname="P2P, Write RTR"; }
           for i in $(seq 1 "${RACE:-50}"); do
-            guest_server
-            if timeout 60 "${PING[@]}" -c -a 127.0.0.1 -p 7174 -C 1 -V --no-crc --timeout=8 \
+            guest_server 7176
+            if timeout 60 "${PING[@]}" -c -a 127.0.0.1 -p 7176 -C 1 -V --no-crc --timeout=8 \
                 --first-fpdu-delay="$d" "${extra[@]}" > "$L/race-$mode-$d-$i.out" 2> "$L/race-$mode-$d-$i.err"; then
               ok=$((ok + 1))
             fi
@@ -155,14 +182,36 @@ for scenario in ${SCENARIOS:-matrix}; do
           row "race-h2g-$mode-$d" "iwarp4j client -> siw rping -s" "quiet period ${d} ms, ${RACE:-50} connections x 1 ping" off "$mname" "$ok/${RACE:-50}" "$secs" "connections that completed"
         done
       done
-      host_server race --no-crc
+      host_server race --port=7201 --no-crc
       ok=0; t0=$(date +%s.%N)
       for i in $(seq 1 "${RACE:-50}"); do
-        G "rping -c -a 10.0.2.100 -p 7200 -C 1 -V -S 64" 60 && ok=$((ok + 1))
+        G "rping -c -a 10.0.2.100 -p 7201 -C 1 -V -S 64" 60 && ok=$((ok + 1))
       done
       secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
       host_server_stop
       row "race-g2h" "siw rping -c -> iwarp4j server" "${RACE:-50} connections x 1 ping" off client-server "$ok/${RACE:-50}" "$secs" "connections that completed"
+      ;;
+    warmrace)
+      # The same race from one warm JVM (--connections): a fresh JVM's cold code paths alone
+      # delay its first FPDU by 9-170 ms, a warm one by far less. One persistent rping -s -P
+      # per variant; a stall costs that connection (8 s timeout) and may end the -P server.
+      for v in "cs 0" "p2p 0" "cs 50" "p2p 50"; do
+        set -- $v; mode=$1; d=$2
+        extra=(); mname=client-server
+        [ $mode = p2p ] && { extra=(--p2p=write); mname="P2P, Write RTR"; }
+        k=$((k + 1))
+        G "(rping -s -P -a 10.0.2.15 -p 7176; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+echo \$! > srv-$k.pid
+for i in \$(seq 1 50); do ss -ltn | grep -q ':7176 ' && exit 0; sleep 0.1; done" 30
+        t0=$(date +%s.%N)
+        timeout 900 "${PING[@]}" -c -a 127.0.0.1 -p 7176 -C 1 -V --no-crc --timeout=8 \
+          --connections="${RACE:-50}" --first-fpdu-delay="$d" "${extra[@]}" \
+          > "$L/warmrace-$mode-$d.out" 2> "$L/warmrace-$mode-$d.err"
+        secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+        G "kill \$(cat srv-$k.pid) 2>/dev/null; sleep 0.3; kill -9 \$(cat srv-$k.pid) 2>/dev/null; exit 0" 30
+        res=$(grep -o '[0-9]*/[0-9]* completed' "$L/warmrace-$mode-$d.out" | cut -d' ' -f1)
+        row "warmrace-h2g-$mode-$d" "iwarp4j client -> siw rping -s -P" "quiet period ${d} ms, one JVM, ${RACE:-50} connections x 1 ping" off "$mname" "${res:-0/${RACE:-50}}" "$secs" "connections that completed; first failure: $(grep -m1 'connection [0-9]*:' "$L/warmrace-$mode-$d.err" | cut -c1-120)"
+      done
       ;;
     *) echo "unknown scenario $scenario" ;;
   esac

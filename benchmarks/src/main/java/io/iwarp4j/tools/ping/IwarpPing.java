@@ -60,6 +60,8 @@ public final class IwarpPing {
     try (RdmaDevice device = RdmaDevice.open(config)) {
       if (o.server) {
         new PingServer(o, out, err).run(device, onListening);
+      } else if (o.connections > 1) {
+        return connections(o, device, out, err);
       } else {
         new PingClient(o, out, err).run(device);
       }
@@ -75,6 +77,25 @@ public final class IwarpPing {
       }
       return 1;
     }
+  }
+
+  /** {@code --connections=N}: the client N times in this JVM; 0 when every run succeeded. */
+  private static int connections(PingOptions o, RdmaDevice device, PrintStream out,
+      PrintStream err) throws InterruptedException {
+    int ok = 0;
+    for (int i = 1; i <= o.connections; i++) {
+      try {
+        new PingClient(o, out, err).run(device);
+        ok++;
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        err.println("iwarp-ping: connection " + i + ": " + (e instanceof PingException
+            ? e.getMessage() : e.toString()));
+      }
+    }
+    out.println("connections: " + ok + "/" + o.connections + " completed");
+    return ok == o.connections ? 0 : 1;
   }
 
   /** Waits for {@code f}, turning its failure or a timeout into a one-line {@link PingException}. */

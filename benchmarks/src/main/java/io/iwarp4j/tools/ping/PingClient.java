@@ -43,6 +43,9 @@ final class PingClient {
       if (o.debug) {
         err.println("rdma_connect successful: " + conn.mpaInfo());
       }
+      if (o.probe7306 != null) {
+        return new Rfc7306Probe(o, out).run(ep, conn);
+      }
       int done = 0;
       try {
         done = pings(ep);

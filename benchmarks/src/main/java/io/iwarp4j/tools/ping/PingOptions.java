@@ -33,7 +33,11 @@ public final class PingOptions {
       "  --markers          client: ask for MPA markers (peers without them reject: see docs)",
       "  --first-fpdu-delay=MS  client: quiet period after the MPA Reply (default "
           + PingOptions.DEFAULT_FIRST_FPDU_DELAY_MS + "; Linux siw needs one)",
-      "  --timeout=S        bound on every wait (default 30)");
+      "  --timeout=S        bound on every wait (default 30)",
+      "  --connections=N    client: run N times over fresh connections in this JVM (warm",
+      "                     code paths; measures connection set-up races), report ok/N",
+      "  --probe-rfc7306=fetch-add|imm  client: instead of pinging, send one RFC 7306",
+      "                     operation and report how a peer without RFC 7306 refuses it");
 
   /** The client's default quiet period after the MPA Reply: see docs/interop.md. */
   public static final int DEFAULT_FIRST_FPDU_DELAY_MS = 50;
@@ -53,6 +57,8 @@ public final class PingOptions {
   Set<RtrType> p2p;
   Duration firstFpduDelay = Duration.ofMillis(DEFAULT_FIRST_FPDU_DELAY_MS);
   Duration timeout = Duration.ofSeconds(30);
+  String probe7306;
+  int connections = 1;
 
   private PingOptions() {
   }
@@ -143,6 +149,14 @@ public final class PingOptions {
       case "--first-fpdu-delay" -> firstFpduDelay =
           Duration.ofMillis(intValue(name, value, 0, 10_000));
       case "--timeout" -> timeout = Duration.ofSeconds(intValue(name, value, 1, 3600));
+      case "--connections" -> connections = intValue(name, value, 1, 100_000);
+      case "--probe-rfc7306" -> {
+        if (!"fetch-add".equals(value) && !"imm".equals(value)) {
+          throw new IllegalArgumentException("--probe-rfc7306 takes fetch-add or imm, not '"
+              + value + "'");
+        }
+        probe7306 = value;
+      }
       case "--help" -> throw new IllegalArgumentException("help");
       default -> throw new IllegalArgumentException("unknown option " + name);
     }
@@ -178,6 +192,12 @@ public final class PingOptions {
     }
     if (client && address == null) {
       throw new IllegalArgumentException("the client needs -a addr");
+    }
+    if (connections > 1 && !client) {
+      throw new IllegalArgumentException("--connections is a client option");
+    }
+    if (probe7306 != null && !client) {
+      throw new IllegalArgumentException("--probe-rfc7306 is a client option");
     }
     if (persistent && client) {
       throw new IllegalArgumentException("-P is a server option");

@@ -52,6 +52,7 @@ class PingOptionsTest {
     assertEquals(EnumSet.of(RtrType.READ), PingOptions.parse("-c", "-a", "h", "--p2p=read").p2p());
     assertEquals(Duration.ZERO,
         PingOptions.parse("-c", "-a", "h", "--first-fpdu-delay=0").firstFpduDelay());
+    assertEquals("imm", PingOptions.parse("-c", "-a", "h", "--probe-rfc7306=imm").probe7306);
   }
 
   @Test
@@ -65,6 +66,9 @@ class PingOptionsTest {
     assertMessage("unknown option -q", "-s", "-q");
     assertMessage("--p2p takes write, read or send, not 'both'", "-c", "-a", "h", "--p2p=both");
     assertMessage("-P is a server option", "-c", "-P", "-a", "h");
+    assertMessage("--probe-rfc7306 takes fetch-add or imm, not 'cas'", "-c", "-a", "h",
+        "--probe-rfc7306=cas");
+    assertMessage("--probe-rfc7306 is a client option", "-s", "--probe-rfc7306=imm");
   }
 
   @Test

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Timeout;
  * Runs only with {@code -Pinterop}.
  *
  * <p>Properties: {@code interop.repeat} (matrix repetitions in one boot, default 1; the
- * acceptance run uses 10), {@code interop.race} (connections per accept-race measurement; 0,
- * the default, skips it), {@code interop.updateDocs=true} (writes the table into
+ * acceptance run uses 10), {@code interop.race} (connections per accept-race measurement from
+ * one warm JVM; 0, the default, skips it), {@code interop.coldRace=true} (the same with one
+ * fresh JVM per connection), {@code interop.updateDocs=true} (writes the table into
  * docs/interop.md). A VM that cannot be built or booted is infrastructure, not protocol: the
  * test is then skipped with the reason (even under CI, where the suite is an extra stage); a
  * missing tool outside CI skips, under {@code CI} it fails.
@@ -53,6 +54,9 @@ class SiwInteropIT {
     int race = Integer.getInteger("interop.race", 0);
     List<String> scenarios = new ArrayList<>(List.of("matrix"));
     if (race > 0) {
+      scenarios.add("warmrace");
+    }
+    if (Boolean.getBoolean("interop.coldRace")) {
       scenarios.add("race");
     }
     ProcessBuilder pb = new ProcessBuilder("bash", script.toString(), out.toString())
@@ -98,14 +102,14 @@ class SiwInteropIT {
         failed.add(String.join(" | ", r) + " (malformed row)");
       } else if (r[5].equals("FAIL")) {
         failed.add(String.join(" | ", r));
-      } else if (!r[0].startsWith("race")) {
+      } else if (!r[0].contains("race")) {
         matrixRows++;
       }
     }
     assertTrue(failed.isEmpty(), "interop failures:\n" + String.join("\n", failed)
         + "\nlogs: " + out);
-    // 6 rping rows per repetition, the markers row, and two wire checks.
-    assertEquals(6 * repeat + 3, matrixRows, "rows: " + rows.size() + "; see " + out);
+    // 6 rping rows per repetition, the markers row, two RFC 7306 probes, two wire checks.
+    assertEquals(6 * repeat + 5, matrixRows, "rows: " + rows.size() + "; see " + out);
     assertEquals(0, rc, "suite exit status; see " + out);
   }
 
