@@ -2,7 +2,7 @@ package io.iwarp4j.benchmarks;
 
 /**
  * Entry point of the benchmarks jar: the verbs loopback demo, the MPA-only loopback demo, JMH,
- * and later the perftest-style tool.
+ * and {@code iwarp-perf} (also {@code perf}), the perftest-compatible tool.
  */
 public final class Main {
   private Main() {
@@ -11,8 +11,8 @@ public final class Main {
   /**
    * Runs a command.
    *
-   * @param args {@code loopback} (default), {@code loopback-mpa}, or {@code jmh} followed by JMH
-   *     options
+   * @param args {@code loopback} (default), {@code loopback-mpa}, {@code jmh} followed by JMH
+   *     options, or {@code iwarp-perf} followed by its arguments
    * @throws Exception when JMH fails
    */
   public static void main(String[] args) throws Exception {
@@ -23,9 +23,11 @@ public final class Main {
       case "loopback-mpa" -> demo("loopback-mpa", () -> MpaLoopbackDemo.run(rest));
       case "jmh" -> org.openjdk.jmh.Main.main(rest);
       case "iwarp-ping" -> io.iwarp4j.tools.ping.IwarpPing.main(rest);
+      case "iwarp-perf", "perf" -> System.exit(
+          io.iwarp4j.tools.perf.IwarpPerf.run(rest, System.out, System.err));
       default -> {
         System.err.println("usage: java -jar iwarp4j-benchmarks.jar"
-            + " [loopback|loopback-mpa|jmh [JMH options]]");
+            + " [loopback|loopback-mpa|jmh [JMH options]|iwarp-perf <test> [options]]");
         System.exit(2);
       }
     }

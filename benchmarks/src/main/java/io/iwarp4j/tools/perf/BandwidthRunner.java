@@ -1,0 +1,205 @@
+package io.iwarp4j.tools.perf;
+
+import io.iwarp4j.verbs.CompletionQueue;
+import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.SendFlags;
+import io.iwarp4j.verbs.SendWorkRequest;
+import io.iwarp4j.verbs.WorkCompletion;
+import io.iwarp4j.verbs.WorkQueueFullException;
+import io.iwarp4j.verbs.WorkRequestOpcode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client's bandwidth loop ({@code run_iter_bw}): keep TX depth work requests outstanding
+ * on every data QP, signal one in {@code cqMod} (and the last), stamp post and completion
+ * times. One work request object per QP is reused: nothing is allocated per operation.
+ */
+final class BandwidthRunner {
+  private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
+  private static final int QP_SHIFT = 40;
+  private static final long SEQ_MASK = (1L << QP_SHIFT) - 1;
+
+  private final PerfSession s;
+  private final PrintStream err;
+  private final SendWorkRequest[] wr;
+  private final WorkCompletion[] wc;
+  private final long[] scnt;
+  private final long[] ccnt;
+  private final boolean[] lastSignaled;
+  private final SendCredits credits;
+  private long[] tposted = new long[0];
+  private long[] tcompleted = new long[0];
+
+  BandwidthRunner(PerfSession s, PrintStream err, SendCredits credits) {
+    this.s = s;
+    this.err = err;
+    this.credits = credits;
+    int q = s.qps.length;
+    wr = new SendWorkRequest[q];
+    for (int i = 0; i < q; i++) {
+      wr[i] = new SendWorkRequest(1);
+    }
+    wc = new WorkCompletion[Math.max(16, s.opts.txDepth())];
+    for (int i = 0; i < wc.length; i++) {
+      wc[i] = new WorkCompletion();
+    }
+    scnt = new long[q];
+    ccnt = new long[q];
+    lastSignaled = new boolean[q];
+  }
+
+  /** Prepares the work request of QP {@code i} for messages of {@code size} octets. */
+  private void prepare(int i, long size) {
+    SendWorkRequest w = wr[i].reset();
+    PingPongDest r = s.remote[i];
+    switch (s.opts.mode()) {
+      case WRITE_BW -> w.opcode(WorkRequestOpcode.RDMA_WRITE).remote(r.rkey(), r.vaddr())
+          .addSge(s.local[i], 0, size);
+      case READ_BW -> w.opcode(WorkRequestOpcode.RDMA_READ).remote(r.rkey(), r.vaddr())
+          .addSge(s.local[i], 0, size);
+      case ATOMIC_BW -> w.opcode(WorkRequestOpcode.ATOMIC_FETCH_ADD).remote(r.rkey(), r.vaddr())
+          .addData(1).localResult(s.local[i], 0);
+      case SEND_BW -> w.opcode(WorkRequestOpcode.SEND).addSge(s.local[i], 0, size);
+      default -> throw new IllegalStateException("not a bandwidth test: " + s.opts.mode());
+    }
+  }
+
+  /**
+   * Runs one size.
+   *
+   * @param size the message size
+   * @return the report
+   */
+  BwReport run(long size) throws IOException {
+    PerfOptions o = s.opts;
+    int q = s.qps.length;
+    boolean duration = o.byDuration();
+    long perQp = duration ? Long.MAX_VALUE : o.iterations();
+    int total = duration ? 0 : (int) Math.min(Integer.MAX_VALUE - 8, perQp * q);
+    if (tposted.length < total) {
+      tposted = new long[total];
+      tcompleted = new long[total];
+    }
+    for (int i = 0; i < q; i++) {
+      prepare(i, size);
+      scnt[i] = 0;
+      ccnt[i] = 0;
+    }
+    int cqMod = o.cqMod();
+    int depth = o.txDepth();
+    CompletionQueue cq = s.sendCq;
+    Progress progress = new Progress(err, o.progress(), o.mode().cliName());
+    long start = System.nanoTime();
+    long deadline = start + TimeUnit.SECONDS.toNanos(o.durationSeconds());
+    long lastCompletion = start;
+    int totS = 0;
+    int totC = 0;
+    long completedOps = 0;
+    boolean stopping = false;
+    while (true) {
+      long now = System.nanoTime();
+      if (duration && !stopping && now - deadline >= 0) {
+        stopping = true;
+      }
+      boolean allDone = true;
+      for (int i = 0; i < q; i++) {
+        QueuePair qp = s.qps[i];
+        while (!stopping && scnt[i] < perQp && scnt[i] - ccnt[i] < depth
+            && (credits == null || credits.mayPost(i, scnt[i]))) {
+          long seq = scnt[i] + 1;
+          boolean last = !duration && seq == perQp;
+          boolean signal = seq % cqMod == 0 || last;
+          SendWorkRequest w = wr[i].wrId(((long) i << QP_SHIFT) | seq)
+              .flags(signal ? SendFlags.SIGNALED : 0);
+          if (!duration) {
+            tposted[totS] = System.nanoTime();
+          }
+          try {
+            qp.postSend(w);
+          } catch (WorkQueueFullException e) {
+            break; // unsignaled slots not freed yet: poll first
+          } catch (IllegalStateException e) {
+            throw new IOException("data QP " + i + " is " + qp.state() + ": " + e.getMessage(),
+                e);
+          }
+          scnt[i] = seq;
+          lastSignaled[i] = signal;
+          totS++;
+        }
+        // In duration mode a batch ends on a signaled request only, so every one completes.
+        if (stopping && ccnt[i] < scnt[i] && !lastSignaled[i]) {
+          postSignaledFence(i);
+        }
+        if (ccnt[i] < (duration ? scnt[i] : perQp)) {
+          allDone = false;
+        }
+      }
+      if (allDone && (!duration || stopping)) {
+        break;
+      }
+      int n;
+      try {
+        // Credits arrive as Writes without a completion here: spin on the CQ while they may
+        // be what the loop waits for.
+        n = credits != null ? cq.poll(wc) : cq.await(wc, wc.length, 50, TimeUnit.MILLISECONDS);
+        if (n == 0 && credits != null) {
+          Thread.onSpinWait();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      }
+      now = System.nanoTime();
+      for (int k = 0; k < n; k++) {
+        WorkCompletion c = wc[k];
+        if (!c.isSuccess()) {
+          throw new IOException(o.mode().cliName() + ": work request failed: " + c.status()
+              + (c.vendorError() != 0 ? String.format(" (Terminate 0x%06x)", c.vendorError())
+              : "") + " after " + completedOps + " completions");
+        }
+        int i = (int) (c.wrId() >>> QP_SHIFT);
+        long seq = c.wrId() & SEQ_MASK;
+        long done = seq - ccnt[i];
+        ccnt[i] = seq;
+        completedOps += done;
+        if (!duration) {
+          for (long d = 0; d < done; d++) {
+            tcompleted[totC++] = now;
+          }
+        }
+      }
+      if (n > 0) {
+        lastCompletion = now;
+      } else if (now - lastCompletion > STALL_NANOS) {
+        throw new IOException(o.mode().cliName() + ": no completion for 30 s ("
+            + completedOps + " done)");
+      }
+      progress.tick(now, completedOps, duration ? 0 : total, size);
+    }
+    long end = System.nanoTime();
+    if (duration) {
+      return BwStats.fromCount(size, completedOps, end - start, progress.bestPerSecond(),
+          o.reportGbits());
+    }
+    return BwStats.compute(size, total, tposted, tcompleted, cqMod, o.reportGbits());
+  }
+
+  /** Duration mode: one signaled request ends the batch so the loop sees everything done. */
+  private void postSignaledFence(int i) throws IOException {
+    if (scnt[i] - ccnt[i] >= s.opts.txDepth()) {
+      return; // try again after a poll
+    }
+    long seq = scnt[i] + 1;
+    try {
+      s.qps[i].postSend(wr[i].wrId(((long) i << QP_SHIFT) | seq).flags(SendFlags.SIGNALED));
+      scnt[i] = seq;
+      lastSignaled[i] = true;
+    } catch (WorkQueueFullException e) {
+      // after the next poll
+    } catch (IllegalStateException e) {
+      throw new IOException("data QP " + i + " is " + s.qps[i].state(), e);
+    }
+  }
+}

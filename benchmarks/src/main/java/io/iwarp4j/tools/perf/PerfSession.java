@@ -1,0 +1,281 @@
+package io.iwarp4j.tools.perf;
+
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.CompletionQueue;
+import io.iwarp4j.verbs.ConnectParams;
+import io.iwarp4j.verbs.ConnectRequest;
+import io.iwarp4j.verbs.DeviceConfig;
+import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.ProtectionDomain;
+import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.QueuePairConfig;
+import io.iwarp4j.verbs.RdmaConnectException;
+import io.iwarp4j.verbs.RdmaConnection;
+import io.iwarp4j.verbs.RdmaDevice;
+import io.iwarp4j.verbs.RdmaListener;
+import io.iwarp4j.verbs.RdmaUnreachableException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
+
+/**
+ * One end of a perftest run in rdma_cm mode: the control connection and its conversation
+ * ({@link PerftestExchange}), then the data connections, in the order perftest 4.5-0.17 uses
+ * (see docs/interop.md):
+ *
+ * <ol>
+ *   <li>control connection (a queue pair of its own, one receive posted before connecting);
+ *   <li>versions, cycle buffer and cache line, MTU;
+ *   <li>a sync handshake, the data connections on the same port, another sync handshake;
+ *   <li>[latency tests: one more handshake] one handshake per data QP with its rkey and vaddr,
+ *       one more per data QP, and a final one;
+ *   <li>the test; then for bandwidth tests a handshake, the client's report, and a closing
+ *       handshake.
+ * </ol>
+ */
+final class PerfSession implements AutoCloseable {
+  static final int ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE
+      | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+  private static final int PAGE_SIZE = 4096;
+  private static final int CACHE_LINE = 64;
+  private static final int CONNECT_RETRIES = 10;
+
+  final PerfOptions opts;
+  final PrintStream out;
+  final boolean client;
+  final RdmaDevice device;
+  final ProtectionDomain pd;
+  final CompletionQueue sendCq;
+  final CompletionQueue recvCq;
+  final QueuePair[] qps;
+  final MemoryRegion[] local;
+  final MemoryRegion[] target;
+  /** send_bw: the credit word this end advertises (the peer writes into it). */
+  final MemoryRegion[] credit;
+  /** send_bw: the ring of credit words this end writes from. */
+  final MemoryRegion[] creditSource;
+  final PingPongDest[] mine;
+  final PingPongDest[] remote;
+  final CompletableFuture<?>[] established;
+  private final QpMessageChannel control;
+  private final PerftestExchange exchange;
+  private RdmaListener listener;
+  private final BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
+  int cycleBuffer = PAGE_SIZE;
+  int bufferSize;
+
+  PerfSession(PerfOptions opts, PrintStream out) {
+    this.opts = opts;
+    this.out = out;
+    this.client = opts.isClient();
+    MpaSettings mpa = MpaSettings.defaults().toBuilder().crc(opts.crc()).markers(opts.markers())
+        .build();
+    int q = opts.qps();
+    device = RdmaDevice.open(DeviceConfig.builder().eventLoopThreads(1).mpaSettings(mpa)
+        .maxCqe(1 << 22).build());
+    pd = device.allocateProtectionDomain();
+    int sendDepth = opts.txDepth() + DataQueues.CREDIT_WRS;
+    sendCq = device.createCompletionQueue(Math.max(64, 2 * q * sendDepth));
+    recvCq = device.createCompletionQueue(Math.max(64, 2 * q * opts.rxDepth()));
+    qps = new QueuePair[q];
+    local = new MemoryRegion[q];
+    target = new MemoryRegion[q];
+    credit = new MemoryRegion[q];
+    creditSource = new MemoryRegion[q];
+    mine = new PingPongDest[q];
+    remote = new PingPongDest[q];
+    established = new CompletableFuture<?>[q];
+    long wait = client ? Math.max(60, opts.durationSeconds() + 60L) : 86_400L;
+    control = new QpMessageChannel(device, pd, wait);
+    exchange = new PerftestExchange(control, client);
+  }
+
+  /**
+   * Runs everything up to the test: connections, the conversation, the headers.
+   *
+   * @param portListener told the listening port (server only)
+   */
+  void setUp(IntConsumer portListener) throws IOException, InterruptedException {
+    if (client) {
+      connect(control.queuePair(), ConnectParams.builder().crc(opts.crc())
+          .markers(opts.markers()).connectTimeout(java.time.Duration.ofSeconds(
+              opts.timeoutSeconds())).build(), "control");
+    } else {
+      listener = device.listen(new InetSocketAddress(opts.port()), requests::add);
+      portListener.accept(listener.localAddress().getPort());
+      out.println();
+      out.println("************************************");
+      out.println("* Waiting for client to connect... *");
+      out.println("************************************");
+      accept(control.queuePair(), AcceptParams.defaults());
+    }
+    exchange.exchangeVersions();
+    exchange.checkPeerVersion();
+    int[] sys = exchange.exchangeSysData(PAGE_SIZE, CACHE_LINE);
+    cycleBuffer = sys[0];
+    exchange.exchangeMtu(PerftestExchange.IBV_MTU_1024);
+
+    // Data resources, sized like perftest's buffers: BUFF_SIZE = max(size, cycle buffer),
+    // doubled because perftest's address cycling may run up to half a buffer past it.
+    bufferSize = (int) Math.min(Integer.MAX_VALUE - 8, 2 * Math.max(opts.size(), cycleBuffer));
+    for (int i = 0; i < qps.length; i++) {
+      QueuePairConfig.Builder b = QueuePairConfig.builder(sendCq, recvCq)
+          .maxSendWr(opts.txDepth() + DataQueues.CREDIT_WRS)
+          .maxRecvWr(Math.max(2, opts.rxDepth())).maxSendSge(1).maxRecvSge(1);
+      if (opts.mode().usesReads()) {
+        b.ird(opts.outReads()).ord(opts.outReads());
+      }
+      qps[i] = device.createQueuePair(pd, b.build());
+      local[i] = pd.allocate(bufferSize, ACCESS);
+      target[i] = pd.allocate(bufferSize, ACCESS);
+      if (opts.mode() == PerfMode.SEND_BW) {
+        credit[i] = pd.allocate(64, ACCESS);
+        creditSource[i] = pd.allocate(4 * DataQueues.CREDIT_WRS, ACCESS);
+      }
+    }
+
+    exchange.handshake(PingPongDest.ZERO); // create_rdma_cm_connection: before connecting
+    for (int i = 0; i < qps.length; i++) {
+      if (client) {
+        ConnectParams.Builder p = ConnectParams.builder().crc(opts.crc()).markers(opts.markers())
+            .connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()));
+        if (opts.mode().usesReads()) {
+          p.ird(opts.outReads()).ord(opts.outReads());
+        }
+        established[i] = connectWithRetries(qps[i], p.build(), "data QP " + i);
+      } else {
+        AcceptParams.Builder p = AcceptParams.builder();
+        if (opts.mode().usesReads()) {
+          p.ird(opts.outReads()).ord(opts.outReads());
+        }
+        established[i] = accept(qps[i], p.build());
+      }
+    }
+    if (listener != null) {
+      listener.close();
+    }
+    exchange.handshake(PingPongDest.ZERO); // create_rdma_cm_connection: after connecting
+
+    for (int i = 0; i < qps.length; i++) {
+      MemoryRegion advertised = DataQueues.advertised(this, i);
+      mine[i] = new PingPongDest(0, opts.outReads(), qps[i].number(),
+          ThreadLocalRandom.current().nextInt(1 << 24), advertised.stag(),
+          advertised.address(), new byte[16], 0, 0);
+    }
+    ReportPrinter.header(out, this);
+    // The handshakes each perftest binary makes before its test (same messages, different
+    // counts): write_lat 1+Q+Q+1, write/read/atomic_bw Q+Q+1, send_bw/send_lat Q+1+Q.
+    boolean send = opts.mode() == PerfMode.SEND_BW || opts.mode() == PerfMode.SEND_LAT;
+    if (opts.mode() == PerfMode.WRITE_LAT) {
+      exchange.handshake(mine[0]);
+    }
+    for (int i = 0; i < qps.length; i++) {
+      remote[i] = exchange.handshake(mine[i]);
+    }
+    if (send) {
+      exchange.handshake(mine[0]);
+    }
+    for (int i = 0; i < qps.length; i++) {
+      out.println(" local address: " + ReportPrinter.address(mine[i]));
+    }
+    for (int i = 0; i < qps.length; i++) {
+      remote[i] = exchange.handshake(mine[i]);
+      out.println(" remote address: " + ReportPrinter.address(remote[i]));
+    }
+    if (!send) {
+      exchange.handshake(mine[0]); // "an additional handshake is required after moving to RTR"
+    }
+  }
+
+  /** A sync handshake between test phases ({@code ctx_hand_shake} with the first dest). */
+  void sync() throws IOException {
+    exchange.handshake(mine[0]);
+  }
+
+  /**
+   * The end of a bandwidth test: sync, the reports, the closing handshake.
+   *
+   * @param mineReport this end's report (the client's; the server sends zeros)
+   * @return the peer's report
+   */
+  BwReport finishBandwidth(BwReport mineReport) throws IOException {
+    exchange.handshake(mine[0]);
+    BwReport theirs = exchange.exchangeBwReports(mineReport);
+    exchange.handshake(mine[0]); // ctx_close_connection
+    return theirs;
+  }
+
+  /** The peer's perftest version. */
+  String peerVersion() {
+    return exchange.peerVersion();
+  }
+
+  RdmaConnection connection(int i) {
+    return qps[i].connection();
+  }
+
+  private CompletableFuture<RdmaConnection> connectWithRetries(QueuePair qp, ConnectParams p,
+      String what) throws IOException, InterruptedException {
+    // perftest's server opens its data listener only after the first sync, so a client may
+    // come too early: perftest retries 10 times, 100 ms apart; so do we.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        connect(qp, p, what);
+        return CompletableFuture.completedFuture(qp.connection());
+      } catch (RdmaUnreachableException e) {
+        if (attempt >= CONNECT_RETRIES) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private void connect(QueuePair qp, ConnectParams p, String what)
+      throws IOException, InterruptedException {
+    InetSocketAddress addr = new InetSocketAddress(opts.server(), opts.port());
+    if (addr.isUnresolved()) {
+      throw new IOException("unknown host " + opts.server());
+    }
+    try {
+      device.connect(qp, addr, p).get(opts.timeoutSeconds() + 5L, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RdmaUnreachableException u) {
+        throw u;
+      }
+      if (c instanceof RdmaConnectException r) {
+        throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
+            + opts.port() + ": " + r.getMessage(), r);
+      }
+      throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
+          + opts.port() + ": " + c, c);
+    } catch (TimeoutException e) {
+      throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
+          + opts.port() + ": no answer within " + opts.timeoutSeconds() + " s", e);
+    }
+  }
+
+  private CompletableFuture<RdmaConnection> accept(QueuePair qp, AcceptParams p)
+      throws InterruptedException, IOException {
+    // The server waits for as long as it takes a client to come.
+    ConnectRequest r = requests.take();
+    // Client-server MPA: the future completes when the client's first message arrived.
+    return r.accept(qp, p);
+  }
+
+  @Override
+  public void close() {
+    device.close();
+  }
+}

@@ -1,0 +1,98 @@
+package io.iwarp4j.tools.perf;
+
+import io.iwarp4j.verbs.RecvWorkRequest;
+import java.io.IOException;
+import java.io.PrintStream;
+
+/** Runs the measured part of each test, with perftest's syncs around it, and prints. */
+final class TestDriver {
+  private TestDriver() {
+  }
+
+  static void run(PerfSession s, PrintStream out, PrintStream err, JsonReport json)
+      throws IOException {
+    PerfOptions o = s.opts;
+    switch (o.mode()) {
+      case WRITE_BW, READ_BW, ATOMIC_BW -> oneSidedBandwidth(s, out, err, json);
+      case SEND_BW -> sendBandwidth(s, out, err, json);
+      case WRITE_LAT, SEND_LAT -> latency(s, out, err, json);
+      default -> throw new IllegalStateException(o.mode().toString());
+    }
+  }
+
+  /** write/read/atomic_bw: only the client works; the server waits and prints its report. */
+  private static void oneSidedBandwidth(PerfSession s, PrintStream out, PrintStream err,
+      JsonReport json) throws IOException {
+    PerfOptions o = s.opts;
+    ReportPrinter.bwColumns(out, o.reportGbits());
+    BwReport last = new BwReport(0, 0, 0, 0, 0);
+    if (s.client) {
+      BandwidthRunner r = new BandwidthRunner(s, err, null);
+      for (long size : o.sizes()) {
+        last = r.run(size);
+        out.println(ReportPrinter.bwLine(last));
+        json.add(last);
+      }
+      out.println(ReportPrinter.RESULT_LINE);
+      s.finishBandwidth(last);
+    } else {
+      BwReport theirs = s.finishBandwidth(last);
+      out.println(ReportPrinter.bwLine(theirs));
+      json.add(theirs);
+      out.println(ReportPrinter.RESULT_LINE);
+    }
+  }
+
+  /** send_bw: the server posts receives, a sync lets the client go, both report. */
+  private static void sendBandwidth(PerfSession s, PrintStream out, PrintStream err,
+      JsonReport json) throws IOException {
+    PerfOptions o = s.opts;
+    ReportPrinter.bwColumns(out, o.reportGbits());
+    SendCredits credits = s.client ? new SendCredits(s) : null;
+    BandwidthRunner client = s.client ? new BandwidthRunner(s, err, credits) : null;
+    SendBandwidthServer server = s.client ? null : new SendBandwidthServer(s, err);
+    for (long size : o.sizes()) {
+      if (server != null) {
+        server.postReceives(size);
+      }
+      s.sync();
+      if (credits != null) {
+        credits.reset();
+      }
+      BwReport r = client != null ? client.run(size) : server.run(size);
+      out.println(ReportPrinter.bwLine(r));
+      json.add(r);
+      if (o.sweep()) {
+        s.sync();
+      }
+    }
+    out.println(ReportPrinter.RESULT_LINE);
+    s.sync(); // ctx_close_connection
+  }
+
+  /** write_lat/send_lat: both ends ping-pong and report. */
+  private static void latency(PerfSession s, PrintStream out, PrintStream err, JsonReport json)
+      throws IOException {
+    PerfOptions o = s.opts;
+    boolean send = o.mode() == PerfMode.SEND_LAT;
+    ReportPrinter.latColumns(out);
+    LatencyRunner r = new LatencyRunner(s, err);
+    RecvWorkRequest rwr = new RecvWorkRequest(1);
+    for (long size : o.sizes()) {
+      if (send) {
+        long depth = Math.min(o.rxDepth(), o.iterations());
+        for (long k = 0; k < depth; k++) {
+          s.qps[0].postRecv(rwr.reset().wrId(0).addSge(s.target[0], 0, size));
+        }
+        s.sync(); // the peer sends only after our receives are up
+      }
+      LatencyRunner.Result res = r.run(size);
+      out.println(ReportPrinter.latLine(size, o.iterations(), res.stats()));
+      json.add(size, o.iterations(), res.stats());
+    }
+    out.println(ReportPrinter.RESULT_LINE);
+    if (send) {
+      s.sync(); // ctx_close_connection; write_lat has none
+    }
+  }
+}

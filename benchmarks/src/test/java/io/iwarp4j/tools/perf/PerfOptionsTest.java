@@ -1,0 +1,135 @@
+package io.iwarp4j.tools.perf;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Command-line parsing: perftest's names and defaults, and clean errors for bad input. */
+class PerfOptionsTest {
+  @Test
+  void perftestDefaultsForABandwidthServer() throws UsageException {
+    PerfOptions o = PerfOptions.parse(new String[] {"write_bw"});
+    assertEquals(PerfMode.WRITE_BW, o.mode());
+    assertNull(o.server());
+    assertFalse(o.isClient());
+    assertEquals(18515, o.port());
+    assertEquals(65536, o.size());
+    assertEquals(5000, o.iterations());
+    assertEquals(128, o.txDepth());
+    assertEquals(100, o.cqMod());
+    assertEquals(1, o.qps());
+    assertTrue(o.crc());
+    assertFalse(o.markers());
+    assertTrue(o.progress());
+  }
+
+  @Test
+  void perftestOptionsForAClient() throws UsageException {
+    PerfOptions o = PerfOptions.parse(new String[] {"ib_read_bw", "-R", "-F", "-d", "siw0",
+        "-s", "4096", "-n", "2000", "-t", "64", "-q", "2", "-p", "7175", "-o", "8",
+        "--report_gbits", "--no-crc", "--markers", "--json", "out.json", "--no-progress",
+        "10.0.2.15"});
+    assertEquals(PerfMode.READ_BW, o.mode());
+    assertEquals("10.0.2.15", o.server());
+    assertTrue(o.isClient());
+    assertEquals(4096, o.size());
+    assertEquals(2000, o.iterations());
+    assertEquals(64, o.txDepth());
+    assertEquals(64, o.cqMod()); // moderation never exceeds the TX depth
+    assertEquals(2, o.qps());
+    assertEquals(7175, o.port());
+    assertEquals(8, o.outReads());
+    assertTrue(o.reportGbits());
+    assertFalse(o.crc());
+    assertTrue(o.markers());
+    assertEquals(Path.of("out.json"), o.json());
+    assertFalse(o.progress());
+  }
+
+  @Test
+  void latencyDefaultsAndSweep() throws UsageException {
+    PerfOptions o = PerfOptions.parse(new String[] {"write_lat", "-a"});
+    assertEquals(1000, o.iterations());
+    assertEquals(1, o.txDepth());
+    long[] sizes = o.sizes();
+    assertEquals(23, sizes.length);
+    assertEquals(2, sizes[0]);
+    assertEquals(1 << 23, sizes[22]);
+    assertEquals(1 << 23, o.size()); // buffers sized for the largest
+  }
+
+  @Test
+  void loopbackAsWordOrFlag() throws UsageException {
+    PerfOptions a = PerfOptions.parse(new String[] {"loopback", "send_lat", "-n", "100"});
+    PerfOptions b = PerfOptions.parse(new String[] {"--loopback", "send_lat", "--iters=100"});
+    assertTrue(a.loopback());
+    assertTrue(b.loopback());
+    assertEquals(PerfMode.SEND_LAT, b.mode());
+    assertArrayEquals(new long[] {2}, a.sizes());
+    assertEquals(100, b.iterations());
+  }
+
+  @Test
+  void atomicIsEightOctets() throws UsageException {
+    assertEquals(8, PerfOptions.parse(new String[] {"atomic_bw"}).size());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "''|no test given",
+      "fly_bw|unknown test fly_bw",
+      "write_bw --bogus|unknown option --bogus",
+      "write_bw -s|option -s needs a value",
+      "write_bw -s abc|option -s needs a number, not \"abc\"",
+      "write_bw -s 0|option -s must be in 1..",
+      "write_bw -p 70000|option -p must be in 0..65535",
+      "write_bw -q 0|option -q must be in 1..64",
+      "write_lat -q 2|latency tests use one queue pair",
+      "write_lat -D 5|-D is for bandwidth tests",
+      "write_bw -D 5 -a|-D and -a cannot be combined",
+      "atomic_bw -s 16|-s must be 8",
+      "atomic_bw -a|-a does not apply to atomic_bw",
+      "loopback|loopback needs a test",
+      "loopback write_bw 1.2.3.4|--loopback takes no server address",
+      "write_bw a b|unexpected argument b"})
+  void badCommandLinesNameTheProblem(String line, String expected) {
+    String[] args = line.isEmpty() ? new String[0] : line.split(" ");
+    UsageException e = assertThrows(UsageException.class, () -> PerfOptions.parse(args));
+    assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+
+  @Test
+  void badOptionExitsWithStatus2AndOneLineNoStackTrace() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = IwarpPerf.run(new String[] {"write_bw", "-n", "x"},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertEquals(IwarpPerf.USAGE, status);
+    String e = err.toString(StandardCharsets.UTF_8);
+    assertEquals(1, e.lines().count(), e);
+    assertTrue(e.startsWith("iwarp-perf: option -n needs a number"), e);
+    assertFalse(e.contains("Exception"), e);
+    assertEquals("", out.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void helpGoesToStdoutWithStatus0() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int status = IwarpPerf.run(new String[] {"--help"},
+        new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+    assertEquals(IwarpPerf.OK, status);
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("usage: iwarp-perf"));
+  }
+}

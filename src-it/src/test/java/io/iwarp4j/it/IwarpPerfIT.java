@@ -1,0 +1,297 @@
+package io.iwarp4j.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.iwarp4j.tools.perf.IwarpPerf;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * iwarp-perf end to end over 127.0.0.1: every test in loopback mode (server and client in this
+ * JVM), write_bw and send_lat with the server in a separate JVM, and an unreachable server.
+ * Each run checks the exit status, perftest's result columns, a result line with sane numbers
+ * and the JSON file.
+ */
+@Timeout(180)
+class IwarpPerfIT {
+  private static final Pattern BW_LINE = Pattern.compile(
+      "^ (\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
+  private static final Pattern LAT_LINE = Pattern.compile(
+      "^ (\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)"
+          + "\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
+
+  @TempDir
+  Path dir;
+
+  private record Run(int status, String out, String err) {
+  }
+
+  private static Run perf(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = IwarpPerf.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(status, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  private static void assertBandwidth(Run r, long size, long iters) {
+    assertEquals(0, r.status(), r.out() + r.err());
+    assertTrue(r.out().contains("#bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]"
+        + "   MsgRate[Mpps]"), r.out());
+    var m = BW_LINE.matcher(r.out());
+    assertTrue(m.find(), "no result line: " + r.out());
+    assertEquals(size, Long.parseLong(m.group(1)));
+    assertEquals(iters, Long.parseLong(m.group(2)));
+    double peak = Double.parseDouble(m.group(3));
+    double avg = Double.parseDouble(m.group(4));
+    // Two decimals of MB/s: 8-octet atomics may print 0.00; their message rate shows progress.
+    assertTrue((avg > 0 || size < 1024) && peak >= avg, "peak " + peak + " avg " + avg);
+    assertTrue(Double.parseDouble(m.group(5)) > 0, r.out());
+  }
+
+  private static void assertLatency(Run r, long size, long iters) {
+    assertEquals(0, r.status(), r.out() + r.err());
+    assertTrue(r.out().contains("t_typical[usec]"), r.out());
+    var m = LAT_LINE.matcher(r.out());
+    assertTrue(m.find(), "no result line: " + r.out());
+    assertEquals(size, Long.parseLong(m.group(1)));
+    assertEquals(iters, Long.parseLong(m.group(2)));
+    double min = Double.parseDouble(m.group(3));
+    double max = Double.parseDouble(m.group(4));
+    double typical = Double.parseDouble(m.group(5));
+    assertTrue(min > 0 && min <= typical && typical <= max, m.group());
+  }
+
+  private void assertJson(Path json, String test, String role, long size) throws Exception {
+    String j = Files.readString(json);
+    assertTrue(j.contains("\"test\": \"" + test + "\""), j);
+    assertTrue(j.contains("\"role\": \"" + role + "\""), j);
+    assertTrue(j.contains("\"peer_version\": \"6.06\""), j);
+    assertTrue(j.contains("{\"MsgSize\": " + size + ","), j);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"write_bw", "read_bw", "send_bw", "atomic_bw"})
+  void bandwidthTestsInLoopback(String test) throws Exception {
+    Path json = dir.resolve(test + ".json");
+    long size = test.equals("atomic_bw") ? 8 : 16384;
+    List<String> args = new ArrayList<>(List.of("loopback", test, "-n", "300", "--no-progress",
+        "--json", json.toString()));
+    if (!test.equals("atomic_bw")) {
+      args.addAll(List.of("-s", Long.toString(size)));
+    }
+    Run r = perf(args.toArray(String[]::new));
+    assertBandwidth(r, size, 300);
+    assertTrue(r.out().contains("Transport type : IW"), r.out());
+    assertJson(json, test, "client", size);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"write_lat", "send_lat"})
+  void latencyTestsInLoopback(String test) throws Exception {
+    Path json = dir.resolve(test + ".json");
+    Run r = perf("loopback", test, "-n", "200", "-s", "64", "--no-progress", "--json",
+        json.toString());
+    assertLatency(r, 64, 200);
+    assertJson(json, test, "client", 64);
+  }
+
+  @Test
+  void sizeSweepRunsEverySizeWithoutCrc() {
+    Run r = perf("loopback", "write_bw", "-a", "-n", "20", "--no-crc", "--no-progress");
+    assertEquals(0, r.status(), r.out() + r.err());
+    var m = BW_LINE.matcher(r.out());
+    int lines = 0;
+    while (m.find()) {
+      assertEquals(2L << lines, Long.parseLong(m.group(1)));
+      lines++;
+    }
+    assertEquals(23, lines, r.out());
+    assertTrue(r.out().contains("CRC off"), r.out());
+  }
+
+  @Test
+  void progressLinesGoToStderr() {
+    Run r = perf("loopback", "write_bw", "-D", "2", "-s", "4096");
+    assertEquals(0, r.status(), r.out() + r.err());
+    assertTrue(r.err().contains("iwarp-perf: write_bw 4096 B:"), r.err());
+    assertTrue(BW_LINE.matcher(r.out()).find(), r.out());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"write_bw", "send_lat", "read_bw"})
+  void serverInASeparateJvm(String test) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    String leak = System.getProperty("io.netty.leakDetection.level");
+    if (leak != null) {
+      cmd.add("-Dio.netty.leakDetection.level=" + leak);
+    }
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(IwarpPerf.class.getName());
+    Path serverJson = dir.resolve("server-" + test + ".json");
+    cmd.addAll(List.of(test, "-p", "0", "-n", "200", "-s", "2048", "--no-progress", "--json",
+        serverJson.toString()));
+    Process server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    StringBuilder all = new StringBuilder();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader rd = new BufferedReader(
+          new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = rd.readLine()) != null; ) {
+          synchronized (all) {
+            all.append(line).append('\n');
+          }
+          lines.add(line);
+        }
+      } catch (java.io.IOException ignored) {
+        // the process ended
+      }
+    }, "iwarp-perf-server-output");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      int port = -1;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (port < 0) {
+        String line = lines.poll(Math.max(1, deadline - System.nanoTime()),
+            TimeUnit.NANOSECONDS);
+        assertNotNull(line, "the server printed no port within 60 s: " + all);
+        int at = line.indexOf("listening on port ");
+        if (at >= 0) {
+          port = Integer.parseInt(line.substring(at + "listening on port ".length()).trim());
+        }
+      }
+      Path json = dir.resolve("client-" + test + ".json");
+      Run r = perf(test, "-p", Integer.toString(port), "-n", "200", "-s", "2048",
+          "--no-progress", "--json", json.toString(), "127.0.0.1");
+      if (test.endsWith("_lat")) {
+        assertLatency(r, 2048, 200);
+      } else {
+        assertBandwidth(r, 2048, 200);
+      }
+      assertJson(json, test, "client", 2048);
+      assertTrue(server.waitFor(60, TimeUnit.SECONDS), "server did not exit: " + all);
+      reader.join(5000);
+      assertEquals(0, server.exitValue(), all.toString());
+      String serverOut;
+      synchronized (all) {
+        serverOut = all.toString();
+      }
+      assertTrue(serverOut.contains("Waiting for client to connect"), serverOut);
+      // The server prints the client's report (bw) or its own (lat), like perftest.
+      if (test.endsWith("_lat")) {
+        assertTrue(LAT_LINE.matcher(serverOut).find(), serverOut);
+      } else {
+        assertTrue(BW_LINE.matcher(serverOut).find(), serverOut);
+      }
+      assertJson(serverJson, test, "server", 2048);
+    } finally {
+      server.destroyForcibly();
+    }
+  }
+
+  /**
+   * The wire check on a whole write_bw run: two MPA connections (control, data), every CRC
+   * good, and exactly the messages perftest 4.5-0.17's rdma_cm mode exchanges: 16 Sends from
+   * each end on the control connection (version, cycle buffer, cache line, MTU, two syncs
+   * around the data connection, three handshakes with the QP's rkey/vaddr, the end-of-test
+   * sync, five report messages, the closing sync) and one RDMA Write per iteration.
+   */
+  @Test
+  void writeBwRunPassesTheWireCheck() throws Exception {
+    WireCheck.requireAvailable();
+    Path capDir = Path.of("target", "wirecheck");
+    Files.createDirectories(capDir);
+    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+      int port = WireCheck.freePort();
+      Path pcap = capDir.resolve("iwarp-perf-" + port + ".pcap").toAbsolutePath();
+      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+        Run[] server = new Run[1];
+        Thread t = new Thread(() -> server[0] = perf("write_bw", "-p", Integer.toString(port),
+            "-n", "50", "-s", "4096", "--no-progress"), "iwarp-perf-wirecheck-server");
+        t.start();
+        Run client = null;
+        for (int attempt = 0; attempt < 50; attempt++) { // until the server listens
+          client = perf("write_bw", "-p", Integer.toString(port), "-n", "50", "-s", "4096",
+              "--no-progress", "127.0.0.1");
+          if (client.status() == 0 || !client.err().contains("unreachable")) {
+            break;
+          }
+          Thread.sleep(100);
+        }
+        t.join(60_000);
+        assertBandwidth(client, 4096, 50);
+        assertEquals(0, server[0].status(), server[0].out() + server[0].err());
+        capture.stop();
+      }
+      return WireCheck.check(pcap, port);
+    });
+    String out = result.output();
+    System.out.println(out);
+    assertTrue(result.passed(), "check.py found errors:\n" + out);
+    assertTrue(out.contains("TCP connections: 2, with MPA startup: 2"), out);
+    Matcher crc = Pattern.compile("MPA CRC: good (\\d+), bad (\\d+),").matcher(out);
+    assertTrue(crc.find(), out);
+    assertEquals(0, Integer.parseInt(crc.group(2)), "bad CRCs: " + out);
+    Map<Integer, Integer> messages = new HashMap<>();
+    Matcher row = Pattern.compile("(?m)^\\s+(\\d+) \\S.*?\\s+(\\d+) / (\\d+)").matcher(out);
+    while (row.find()) {
+      messages.put(Integer.parseInt(row.group(1)), Integer.parseInt(row.group(3)));
+    }
+    assertEquals(50, messages.get(0), "RDMA Writes: " + out);
+    assertEquals(32, messages.get(3), "Sends on the control connection: " + out);
+    assertEquals(null, messages.get(7), "no Terminate: " + out);
+  }
+
+  @Test
+  void unreachableServerExitsNonZeroWithOneLineAndNoStackTrace() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    Run r = perf("write_bw", "-p", Integer.toString(port), "--timeout", "5", "127.0.0.1");
+    assertEquals(IwarpPerf.FAILED, r.status());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().startsWith("iwarp-perf: "), r.err());
+    assertTrue(r.err().contains("unreachable") || r.err().contains("refused"), r.err());
+    assertFalse(r.err().contains("\tat "), r.err());
+    assertFalse(r.out().contains("#bytes"), r.out());
+  }
+
+  @Test
+  void debugAddsTheStackTrace() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Run r = perf("write_bw", "-p", Integer.toString(port), "--timeout", "5", "-v", "127.0.0.1");
+    assertEquals(IwarpPerf.FAILED, r.status());
+    assertTrue(r.err().contains("\tat "), r.err());
+  }
+}
