@@ -11,8 +11,8 @@
 # built or booted (infrastructure, not protocol), 2 a usage/setup error (jar missing...).
 #
 # Environment: IWARP4J_SHARED_DIR (default ../shared next to the checkout), JAR (default
-# benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "race" measures
-# siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
+# benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
+# iwarp-perf against perftest; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
 # measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -42,15 +42,16 @@ fi
 
 # One capture of the host's loopback for both forwarded ports, checked per port afterwards.
 PCAP=$OUT/interop.pcap
-dumpcap -i lo -f "tcp port 7174 or tcp port 7200" -B 64 -s 0 -P -w "$PCAP" > "$OUT/dumpcap.log" 2>&1 &
+dumpcap -i lo -f "tcp port 7174 or tcp port 7200 or tcp port 7175 or tcp port 7202" -B 64 -s 0 -P -w "$PCAP" > "$OUT/dumpcap.log" 2>&1 &
 CAP=$!
 for _ in $(seq 1 100); do grep -q "Capturing on" "$OUT/dumpcap.log" && break; sleep 0.1; done
 sleep 0.5
 
 say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
-# 7174/7200: the matrix (captured); 7176/7201: the race measurements (not captured).
-HOSTFWD="tcp:127.0.0.1:7174-:7174 tcp:127.0.0.1:7176-:7176" \
-GUESTFWD="tcp:10.0.2.100:7200-cmd:socat STDIO TCP:127.0.0.1:7200;tcp:10.0.2.100:7201-cmd:socat STDIO TCP:127.0.0.1:7201" \
+# 7174/7200: rping (captured); 7175/7202: perftest (captured); 7176-7179/7201: the race
+# measurements (not captured).
+HOSTFWD="tcp:127.0.0.1:7174-:7174 tcp:127.0.0.1:7175-:7175 tcp:127.0.0.1:7176-:7176 tcp:127.0.0.1:7177-:7177 tcp:127.0.0.1:7178-:7178 tcp:127.0.0.1:7179-:7179" \
+GUESTFWD="tcp:10.0.2.100:7200-cmd:socat STDIO TCP:127.0.0.1:7200;tcp:10.0.2.100:7201-cmd:socat STDIO TCP:127.0.0.1:7201;tcp:10.0.2.100:7202-cmd:socat STDIO TCP:127.0.0.1:7202" \
 HOST_CMD="bash $HERE/host/matrix.sh" TIMEOUT=${TIMEOUT:-900} \
   "$LAB/run.sh" "$HERE/guest/runner.sh" "$OUT/vm" > "$OUT/run.log" 2>&1
 vm_rc=$?
@@ -66,15 +67,26 @@ fi
 [ -s "$OUT/results.tsv" ] || { say "no results (vm rc $vm_rc), see $OUT/host.log"; exit 1; }
 
 fail=0
-for port in 7174 7200; do
+ports="7174 7200"
+case " $SCENARIOS " in *" perftest "*) ports="$ports 7175 7202" ;; esac
+for port in $ports; do
   # The markers row expects siw's reject (R=1) on 7174; every other row asserts success itself.
   allow=(); [ $port = 7174 ] && allow=(--allow-reject)
   python3 "$WIRECHECK/check.py" "${allow[@]}" "$PCAP" $port > "$OUT/wirecheck-$port.txt" 2>&1
   rc=$?
   errs=$(grep -E '^(Errors|FPDUs decoded by tshark):' "$OUT/wirecheck-$port.txt" | tr '\n' ' ')
+  verdict=PASS
+  if [ $rc != 0 ]; then
+    # TCP retransmissions seen in the capture (T_CAPTURE) are capture artefacts of the busy
+    # loopback, not protocol errors (src-it's WireCheck retries on them); anything else fails.
+    if grep -q -E "^Errors: [0-9]+ \{'T_CAPTURE': [0-9]+\}$" "$OUT/wirecheck-$port.txt"; then
+      verdict=PASS; errs="$errs(TCP retransmissions in the capture only) "
+    else
+      verdict=FAIL; fail=1
+    fi
+  fi
   printf 'wirecheck\tport %s\t%s\t-\t-\t%s\t-\t%s\n' "$port" "check.py $(basename "$PCAP") $port" \
-    "$([ $rc = 0 ] && echo PASS || echo FAIL)" "${errs:-see wirecheck-$port.txt}exit $rc" >> "$OUT/results.tsv"
-  [ $rc = 0 ] || fail=1
+    "$verdict" "${errs:-see wirecheck-$port.txt}exit $rc" >> "$OUT/results.tsv"
 done
 grep -q -P '\tFAIL\t' "$OUT/results.tsv" && fail=1
 {

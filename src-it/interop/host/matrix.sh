@@ -88,6 +88,8 @@ h2g() {
   fi
 }
 
+. "$(dirname "${BASH_SOURCE[0]}")/perftest.sh"
+
 # h2g_probe ID OP: an RFC 7306 operation toward siw (no RFC 7306): it must fail cleanly with
 # siw's Terminate, the posted receive must flush, and the connection must close.
 h2g_probe() {
@@ -98,7 +100,7 @@ h2g_probe() {
   local rc=$?
   local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
   guest_server_result; cp "$S/srv-$k.log" "$L/$id-rping-s.log" 2>/dev/null
-  local what; what=$(grep -h 'completed with' "$L/$id-client.out" | sed 's/^rfc7306 probe: //')
+  local what; what=$(grep -h "completed with\|peer's Terminate" "$L/$id-client.out" | sed 's/^rfc7306 probe: //' | tr '\n' ';' | sed 's/;$//')
   if [ $rc = 0 ] && grep -q 'receive was flushed' "$L/$id-client.out" && grep -q 'connection closed' "$L/$id-client.out"; then
     row "$id" "iwarp4j client -> siw rping -s" "RFC 7306 $op toward siw" on client-server PASS "$secs" "clean error: $what; receive flushed; closed"
   else
@@ -195,16 +197,17 @@ for scenario in ${SCENARIOS:-matrix}; do
       # The same race from one warm JVM (--connections): a fresh JVM's cold code paths alone
       # delay its first FPDU by 9-170 ms, a warm one by far less. One persistent rping -s -P
       # per variant; a stall costs that connection (8 s timeout) and may end the -P server.
-      for v in "cs 0" "p2p 0" "cs 50" "p2p 50"; do
-        set -- $v; mode=$1; d=$2
+      # A port per variant: a killed rping -s -P with stalled connections keeps its port bound.
+      for v in "cs 0 7176" "p2p 0 7177" "cs 50 7178" "p2p 50 7179"; do
+        set -- $v; mode=$1; d=$2; wport=$3
         extra=(); mname=client-server
         [ $mode = p2p ] && { extra=(--p2p=write); mname="P2P, Write RTR"; }
         k=$((k + 1))
-        G "(rping -s -P -a 10.0.2.15 -p 7176; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+        G "(rping -s -P -a 10.0.2.15 -p $wport; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
 echo \$! > srv-$k.pid
-for i in \$(seq 1 50); do ss -ltn | grep -q ':7176 ' && exit 0; sleep 0.1; done" 30
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$wport ' && exit 0; sleep 0.1; done" 30
         t0=$(date +%s.%N)
-        timeout 900 "${PING[@]}" -c -a 127.0.0.1 -p 7176 -C 1 -V --no-crc --timeout=8 \
+        timeout 900 "${PING[@]}" -c -a 127.0.0.1 -p "$wport" -C 1 -V --no-crc --timeout=8 \
           --connections="${RACE:-50}" --first-fpdu-delay="$d" "${extra[@]}" \
           > "$L/warmrace-$mode-$d.out" 2> "$L/warmrace-$mode-$d.err"
         secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
@@ -213,6 +216,7 @@ for i in \$(seq 1 50); do ss -ltn | grep -q ':7176 ' && exit 0; sleep 0.1; done"
         row "warmrace-h2g-$mode-$d" "iwarp4j client -> siw rping -s -P" "quiet period ${d} ms, one JVM, ${RACE:-50} connections x 1 ping" off "$mname" "${res:-0/${RACE:-50}}" "$secs" "connections that completed; first failure: $(grep -m1 'connection [0-9]*:' "$L/warmrace-$mode-$d.err" | cut -c1-120)"
       done
       ;;
+    perftest) run_perftest ;;
     *) echo "unknown scenario $scenario" ;;
   esac
 done

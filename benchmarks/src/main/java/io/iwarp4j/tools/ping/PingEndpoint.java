@@ -13,6 +13,7 @@ import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
+import io.iwarp4j.verbs.TerminateInfo;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.io.PrintStream;
 
@@ -42,6 +43,7 @@ final class PingEndpoint implements AutoCloseable {
   private final SendWorkRequest sendWr = new SendWorkRequest(1);
   private final SendWorkRequest rdmaWr = new SendWorkRequest(1);
   private volatile boolean disconnected;
+  private volatile TerminateInfo terminate;
 
   PingEndpoint(RdmaDevice device, ProtectionDomain pd, PingOptions o, int rdmaSize,
       boolean client, PrintStream err) {
@@ -79,15 +81,25 @@ final class PingEndpoint implements AutoCloseable {
       if (e.type() == ConnectionEventType.DISCONNECTED) {
         disconnected = true;
         err.println(side + " DISCONNECT EVENT...");
-      } else if (e.type() == ConnectionEventType.ERROR && o.debug) {
-        err.println(side + " connection error: " + e.reason()
-            + (e.terminate() != null ? " " + e.terminate() : ""));
+      } else if (e.type() == ConnectionEventType.ERROR) {
+        if (e.terminate() != null) {
+          terminate = e.terminate();
+        }
+        if (o.debug) {
+          err.println(side + " connection error: " + e.reason()
+              + (e.terminate() != null ? " " + e.terminate() : ""));
+        }
       }
     };
   }
 
   boolean disconnected() {
     return disconnected;
+  }
+
+  /** The Terminate that moved the connection to ERROR, if one did. */
+  TerminateInfo terminate() {
+    return terminate;
   }
 
   void postRecv() {

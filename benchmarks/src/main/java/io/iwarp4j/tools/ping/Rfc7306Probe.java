@@ -5,6 +5,7 @@ import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
+import io.iwarp4j.verbs.TerminateInfo;
 import io.iwarp4j.verbs.WcOpcode;
 import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
@@ -15,9 +16,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code --probe-rfc7306}: sends one RFC 7306 operation (a FetchAdd at STag 0, or an Immediate
  * Data message) to a peer that does not implement RFC 7306, such as Linux siw, and checks that
- * it fails cleanly: the operation completes with an error status (the peer's Terminate in its
- * vendor error), the posted receive is flushed, and the connection ends. Succeeds (returns 1)
- * only on that outcome; an operation that succeeds or never completes is a failure.
+ * it fails cleanly: the peer answers with a Terminate, the connection goes to ERROR, the posted
+ * receive is flushed and the connection closes. A FetchAdd, which waits for a response, itself
+ * completes with the error (the Terminate in its vendor error); an Immediate Data message
+ * completes locally like a Send, once handed to TCP, before the peer can object. Any other
+ * outcome (a FetchAdd that succeeds, no Terminate, something that never completes) fails.
  */
 final class Rfc7306Probe {
   private final PingOptions o;
@@ -59,9 +62,9 @@ final class Rfc7306Probe {
               + (c.vendorError() != 0 ? " (Terminate layer " + (c.vendorError() >>> 16)
               + ", type " + (c.vendorError() >>> 8 & 0xff) + ", code 0x"
               + Integer.toHexString(c.vendorError() & 0xff) + ")" : ""));
-          if (c.isSuccess()) {
-            throw new PingException("rfc7306 probe: the peer accepted " + o.probe7306
-                + "; it speaks RFC 7306");
+          if (c.isSuccess() && atomic) {
+            throw new PingException("rfc7306 probe: the peer answered the fetch-add; it speaks"
+                + " RFC 7306");
           }
         } else if (c.wrId() == PingEndpoint.RECV_WR_ID && c.opcode() != WcOpcode.SEND) {
           if (c.status() != WcStatus.WR_FLUSH_ERR) {
@@ -73,6 +76,14 @@ final class Rfc7306Probe {
       }
     }
     IwarpPing.await(conn.closeFuture(), o.timeout, "rfc7306 probe: the connection's close");
+    TerminateInfo t = ep.terminate();
+    if (t == null || !t.receivedFromPeer()) {
+      throw new PingException("rfc7306 probe: the connection ended without a Terminate from the"
+          + " peer" + (t != null ? " (this end sent " + t + ")" : ""));
+    }
+    out.println("rfc7306 probe: the peer's Terminate: layer " + t.layer() + ", type "
+        + t.errorType() + ", code 0x" + Integer.toHexString(t.errorCode()) + " (" + t.describe()
+        + ")");
     out.println("rfc7306 probe: connection closed, queue pair " + ep.qp.state());
     return 1;
   }

@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Timeout;
  * <p>Properties: {@code interop.repeat} (matrix repetitions in one boot, default 1; the
  * acceptance run uses 10), {@code interop.race} (connections per accept-race measurement from
  * one warm JVM; 0, the default, skips it), {@code interop.coldRace=true} (the same with one
- * fresh JVM per connection), {@code interop.updateDocs=true} (writes the table into
+ * fresh JVM per connection), {@code interop.perftest=true} (iwarp-perf against perftest's
+ * ib_write_bw, ib_read_bw, ib_send_bw and ib_write_lat, both roles, 64 B and 64 KiB),
+ * {@code interop.updateDocs=true} (writes the table into
  * docs/interop.md). A VM that cannot be built or booted is infrastructure, not protocol: the
  * test is then skipped with the reason (even under CI, where the suite is an extra stage); a
  * missing tool outside CI skips, under {@code CI} it fails.
@@ -58,6 +60,10 @@ class SiwInteropIT {
     }
     if (Boolean.getBoolean("interop.coldRace")) {
       scenarios.add("race");
+    }
+    boolean perftest = Boolean.getBoolean("interop.perftest");
+    if (perftest) {
+      scenarios.add("perftest");
     }
     ProcessBuilder pb = new ProcessBuilder("bash", script.toString(), out.toString())
         .redirectErrorStream(true).redirectOutput(out.resolve("suite.log").toFile());
@@ -96,20 +102,32 @@ class SiwInteropIT {
       updateDocs(root.resolve("docs/interop.md"), rows, out, repeat);
     }
     List<String> failed = new ArrayList<>();
-    int matrixRows = 0;
+    int rpingRows = 0;
+    int perfRows = 0;
+    int wireRows = 0;
     for (String[] r : rows) {
       if (r.length < 8) {
         failed.add(String.join(" | ", r) + " (malformed row)");
-      } else if (r[5].equals("FAIL")) {
+        continue;
+      }
+      if (r[5].equals("FAIL")) {
         failed.add(String.join(" | ", r));
-      } else if (!r[0].contains("race")) {
-        matrixRows++;
+      }
+      if (r[0].startsWith("h2g") || r[0].startsWith("g2h")) {
+        rpingRows++;
+      } else if (r[0].startsWith("perf-")) {
+        perfRows++;
+      } else if (r[0].equals("wirecheck")) {
+        wireRows++;
       }
     }
     assertTrue(failed.isEmpty(), "interop failures:\n" + String.join("\n", failed)
         + "\nlogs: " + out);
-    // 6 rping rows per repetition, the markers row, two RFC 7306 probes, two wire checks.
-    assertEquals(6 * repeat + 5, matrixRows, "rows: " + rows.size() + "; see " + out);
+    // 6 rping rows per repetition, the markers row and two RFC 7306 probes.
+    assertEquals(6 * repeat + 3, rpingRows, "rping rows; see " + out);
+    // write/read/send_bw and write_lat, 64 B and 64 KiB, both roles.
+    assertEquals(perftest ? 16 : 0, perfRows, "perftest rows; see " + out);
+    assertEquals(perftest ? 4 : 2, wireRows, "wire checks; see " + out);
     assertEquals(0, rc, "suite exit status; see " + out);
   }
 
