@@ -1,22 +1,23 @@
 # perftest.sh - perftest rows of the interop suite, sourced by host/matrix.sh (uses its G,
 # row, L, S, PING-style helpers). iwarp-perf (io.iwarp4j.tools.perf) against rdma-core's
-# perftest 4.5 in the guest, both roles, over rdma_cm (-R). Ports: 7175 (host -> guest
-# hostfwd) and 7202 (guest -> host guestfwd); both are in the wire-checked capture.
+# perftest 4.5 in the guest, both roles, over rdma_cm (-R). Ports: 7180-7187, one per host ->
+# guest row (hostfwd; a perftest server killed after a failure keeps its port bound in siw, so
+# rows never share one), and 7202 (guest -> host guestfwd); all are in the wire-checked capture.
 PERF=("$JAVA" -jar "$JAR" iwarp-perf)
 
 # The numeric result line of a perftest-style report: the first line starting with the size.
 perf_result() { grep -E "^ *$1 +[0-9]+ " "$2" | head -1 | tr -s ' ' | sed 's/^ //'; }
 
-# perf_h2g TEST SIZE ITERS: ib_TEST -R server in the guest, iwarp-perf client on the host.
+# perf_h2g TEST SIZE ITERS PORT: ib_TEST -R server in the guest, iwarp-perf client on the host.
 perf_h2g() {
-  local test=$1 size=$2 iters=$3 id="perf-h2g-$1-$2"
+  local test=$1 size=$2 iters=$3 port=$4 id="perf-h2g-$1-$2"
   k=$((k + 1))
-  G "(ib_$test -R -d siw0 -F -p 7175 -s $size -n $iters; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
+  G "(ib_$test -R -d siw0 -F -p $port -s $size -n $iters; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
 echo \$! > perf-$k.pid
-for i in \$(seq 1 50); do ss -ltn | grep -q ':7175 ' && exit 0; sleep 0.1; done
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
 sleep 1" 30
   local t0; t0=$(date +%s.%N)
-  timeout 300 "${PERF[@]}" "$test" -p 7175 -s "$size" -n "$iters" --no-progress 127.0.0.1 \
+  timeout 300 "${PERF[@]}" "$test" -p "$port" -s "$size" -n "$iters" --no-progress 127.0.0.1 \
     > "$L/$id-iwarp-perf.out" 2> "$L/$id-iwarp-perf.err"
   local rc=$?
   local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
@@ -63,13 +64,15 @@ perf_row() { # ID DIRECTION TEST SIZE ITERS RC_OURS RC_PERFTEST OURS_OUT PERFTES
 }
 
 run_perftest() {
+  local port=7180
   for t in write_bw read_bw send_bw write_lat; do
     for s in 64 65536; do
       local it=1000
       [ $s = 65536 ] && it=200
       case $t in *lat) it=200 ;; esac
-      perf_h2g $t $s $it
+      perf_h2g $t $s $it $port
       perf_g2h $t $s $it
+      port=$((port + 1))
     done
   done
 }

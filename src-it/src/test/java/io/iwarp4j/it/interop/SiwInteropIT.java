@@ -127,7 +127,7 @@ class SiwInteropIT {
     assertEquals(6 * repeat + 3, rpingRows, "rping rows; see " + out);
     // write/read/send_bw and write_lat, 64 B and 64 KiB, both roles.
     assertEquals(perftest ? 16 : 0, perfRows, "perftest rows; see " + out);
-    assertEquals(perftest ? 4 : 2, wireRows, "wire checks; see " + out);
+    assertEquals(perftest ? 11 : 2, wireRows, "wire checks; see " + out);
     assertEquals(0, rc, "suite exit status; see " + out);
   }
 
