@@ -22,6 +22,7 @@ public final class Main {
       case "loopback" -> demo("loopback", () -> LoopbackDemo.run(rest));
       case "loopback-mpa" -> demo("loopback-mpa", () -> MpaLoopbackDemo.run(rest));
       case "jmh" -> org.openjdk.jmh.Main.main(rest);
+      case "iwarp-ping" -> io.iwarp4j.tools.ping.IwarpPing.main(rest);
       case "iwarp-perf", "perf" -> System.exit(
           io.iwarp4j.tools.perf.IwarpPerf.run(rest, System.out, System.err));
       default -> {

@@ -2,6 +2,8 @@ package io.iwarp4j.mpa;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Interop note (FINDINGS §7.1): Linux siw as Responder may not see an FPDU that arrives
  * right after its Reply until more data comes; an RTR sent at once can stall against it.
+ * {@link MpaSettings#firstFpduDelay()} holds the first FPDU (and the handshake's completion, so
+ * the ULP cannot send either) back for a quiet period after the Reply.
  */
 public final class MpaInitiatorHandler extends MpaStartupHandler {
   private static final Logger LOG = LoggerFactory.getLogger(MpaInitiatorHandler.class);
@@ -128,15 +132,31 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
       framer = new FpduFramer(dctx, info.crc(), info.markersOut(), info.maxUlpduLength());
       MpaConnection connection = new MpaConnection(dctx, info, framer, deframer, true);
       deframer.setListener(connection.dispatcher());
-      if (info.rtr() != null) {
-        // RFC 6581 §5: the RTR is the first FPDU, before the ULP can send anything.
-        ByteBuf rtr = dctx.alloc().buffer(RtrFrames.length(info.rtr()));
-        RtrFrames.write(rtr, info.rtr());
-        LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
-        framer.write(rtr, null);
-        framer.flush();
+      Duration quiet = settings.firstFpduDelay();
+      if (quiet.isZero()) {
+        sendRtrAndSucceed(info, framer, connection);
+      } else {
+        // siw's accept race (docs/interop.md): hold the first FPDU back until the Responder
+        // has had time to install its receive handler. Nothing may arrive before it anyway.
+        LOG.debug("{} holding the first FPDU back for {}", ctx.channel(), quiet);
+        FpduFramer f = framer;
+        ctx.executor().schedule(() -> {
+          if (isDone()) {
+            return;
+          }
+          if (!ctx.channel().isActive()) {
+            fail(new MpaException(MpaError.TCP_CONNECTION_LOST,
+                "the connection closed during the first-FPDU quiet period"));
+            return;
+          }
+          try {
+            sendRtrAndSucceed(info, f, connection);
+          } catch (RuntimeException e) {
+            terminate(info, MpaError.LOCAL_CATASTROPHIC,
+                "local failure entering Full Operation: " + e, f);
+          }
+        }, quiet.toNanos(), TimeUnit.NANOSECONDS);
       }
-      succeed(connection);
     } catch (RuntimeException e) {
       terminate(info, MpaError.LOCAL_CATASTROPHIC,
           "local failure entering Full Operation: " + e, framer);
@@ -146,6 +166,19 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
       ctx.fireChannelRead(rest.retain());
     }
     removeSelf();
+  }
+
+  /** RFC 6581 §5: the RTR is the first FPDU, before the ULP can send anything. */
+  private void sendRtrAndSucceed(MpaConnectionInfo info, FpduFramer framer,
+      MpaConnection connection) {
+    if (info.rtr() != null) {
+      ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(info.rtr()));
+      RtrFrames.write(rtr, info.rtr());
+      LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
+      framer.write(rtr, null);
+      framer.flush();
+    }
+    succeed(connection);
   }
 
   /** Sends a Terminate for {@code error} (when it can be framed), closes, fails the future. */

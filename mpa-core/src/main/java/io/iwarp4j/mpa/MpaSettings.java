@@ -39,6 +39,7 @@ public final class MpaSettings {
   private final byte[] privateData;
   private final Duration requestTimeout;
   private final Duration replyTimeout;
+  private final Duration firstFpduDelay;
   private final int emss;
   private final int maxUlpduLength;
 
@@ -54,6 +55,7 @@ public final class MpaSettings {
     this.privateData = b.privateData.clone();
     this.requestTimeout = b.requestTimeout;
     this.replyTimeout = b.replyTimeout;
+    this.firstFpduDelay = b.firstFpduDelay;
     this.emss = b.emss;
     this.maxUlpduLength = b.maxUlpduLength;
   }
@@ -94,6 +96,7 @@ public final class MpaSettings {
     b.privateData = privateData.clone();
     b.requestTimeout = requestTimeout;
     b.replyTimeout = replyTimeout;
+    b.firstFpduDelay = firstFpduDelay;
     b.emss = emss;
     b.maxUlpduLength = maxUlpduLength;
     return b;
@@ -210,6 +213,18 @@ public final class MpaSettings {
   }
 
   /**
+   * How long an Initiator keeps quiet after a successful MPA Reply before its first FPDU (the RTR
+   * in peer-to-peer mode, else the ULP's first message): zero by default. Linux siw installs its
+   * receive handler only after it has sent its Reply, and an FPDU arriving in between sits
+   * unread until more data comes (docs/interop.md, "siw's accept race").
+   *
+   * @return the quiet period; zero = send at once
+   */
+  public Duration firstFpduDelay() {
+    return firstFpduDelay;
+  }
+
+  /**
    * Effective MSS to size FPDUs by; 0 = read it from the socket where possible.
    *
    * @return the effective MSS to size FPDUs by; 0 = read it from the socket where possible
@@ -251,7 +266,7 @@ public final class MpaSettings {
     return "MpaSettings{rev=" + revision + ", S=" + enhanced + ", crc=" + crc + ", markers="
         + markers + ", p2p=" + peerToPeer + ", rtr=" + rtrTypes + ", ird=" + ird + ", ord=" + ord
         + ", privateData=" + privateData.length + "B, requestTimeout=" + requestTimeout
-        + ", replyTimeout=" + replyTimeout + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength
+        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength
         + "}";
   }
 
@@ -268,6 +283,7 @@ public final class MpaSettings {
     private byte[] privateData = new byte[0];
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Duration replyTimeout = Duration.ofSeconds(10);
+    private Duration firstFpduDelay = Duration.ZERO;
     private int emss;
     private int maxUlpduLength;
 
@@ -419,6 +435,23 @@ public final class MpaSettings {
      */
     public Builder replyTimeout(Duration timeout) {
       this.replyTimeout = checkTimeout("replyTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets how long an Initiator waits after the MPA Reply before its first FPDU (default zero;
+     * see {@link MpaSettings#firstFpduDelay()}). At most the reply timeout's order: 0..10 s.
+     *
+     * @param delay zero or positive, at most 10 s
+     * @return this builder
+     * @throws IllegalArgumentException when negative or above 10 s
+     */
+    public Builder firstFpduDelay(Duration delay) {
+      Objects.requireNonNull(delay, "firstFpduDelay");
+      if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(10)) > 0) {
+        throw new IllegalArgumentException("firstFpduDelay must be 0..10 s, not " + delay);
+      }
+      this.firstFpduDelay = delay;
       return this;
     }
 

@@ -26,6 +26,7 @@ public final class ConnectParams {
   private final Set<RtrType> rtrTypes;
   private final Duration connectTimeout;
   private final Duration replyTimeout;
+  private final Duration firstFpduDelay;
   private final ConnectionEventListener eventListener;
 
   private ConnectParams(Builder b) {
@@ -39,6 +40,7 @@ public final class ConnectParams {
     this.rtrTypes = b.rtrTypes == null ? null : EnumSet.copyOf(b.rtrTypes);
     this.connectTimeout = b.connectTimeout;
     this.replyTimeout = b.replyTimeout;
+    this.firstFpduDelay = b.firstFpduDelay;
     this.eventListener = b.eventListener;
   }
 
@@ -129,6 +131,9 @@ public final class ConnectParams {
     if (replyTimeout != null) {
       b.replyTimeout(replyTimeout);
     }
+    if (firstFpduDelay != null) {
+      b.firstFpduDelay(firstFpduDelay);
+    }
     return b.build();
   }
 
@@ -137,7 +142,7 @@ public final class ConnectParams {
     return "ConnectParams{privateData=" + privateData.length + "B, ird=" + ird + ", ord=" + ord
         + ", crc=" + crc + ", markers=" + markers + ", revision=" + revision + ", p2p="
         + peerToPeer + ", rtr=" + rtrTypes + ", connectTimeout=" + connectTimeout
-        + ", replyTimeout=" + replyTimeout + '}';
+        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -152,6 +157,7 @@ public final class ConnectParams {
     private Set<RtrType> rtrTypes;
     private Duration connectTimeout;
     private Duration replyTimeout;
+    private Duration firstFpduDelay;
     private ConnectionEventListener eventListener;
 
     private Builder() {
@@ -277,6 +283,25 @@ public final class ConnectParams {
      */
     public Builder replyTimeout(Duration timeout) {
       this.replyTimeout = DeviceConfig.Builder.positive("replyTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets a quiet period between the MPA Reply and this end's first FPDU (the RTR in
+     * peer-to-peer mode, else the first work request: the connect future completes only after
+     * it). Default zero. Linux siw as Responder needs one: it installs its receive handler only
+     * after sending its Reply, so an FPDU arriving at once can sit unread (docs/interop.md).
+     *
+     * @param delay 0..10 s
+     * @return this builder
+     * @throws IllegalArgumentException when negative or above 10 s
+     */
+    public Builder firstFpduDelay(Duration delay) {
+      Objects.requireNonNull(delay, "delay");
+      if (delay.isNegative() || delay.compareTo(Duration.ofSeconds(10)) > 0) {
+        throw new IllegalArgumentException("firstFpduDelay must be 0..10 s, not " + delay);
+      }
+      this.firstFpduDelay = delay;
       return this;
     }
 

@@ -1,0 +1,90 @@
+package io.iwarp4j.tools.ping;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.iwarp4j.mpa.RtrType;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+/** rping's command line, and iwarp-ping's clean usage errors. */
+class PingOptionsTest {
+  @Test
+  void rpingStyleClient() {
+    PingOptions o = PingOptions.parse("-c", "-vV", "-a", "10.0.2.15", "-p7174", "-C", "100",
+        "-S", "4096");
+    assertFalse(o.isServer());
+    assertTrue(o.verbose);
+    assertTrue(o.validate);
+    assertEquals("10.0.2.15", o.address);
+    assertEquals(7174, o.port);
+    assertEquals(100, o.count());
+    assertEquals(4096, o.size());
+    assertTrue(o.crc());
+    assertNull(o.p2p());
+    assertEquals(Duration.ofMillis(PingOptions.DEFAULT_FIRST_FPDU_DELAY_MS), o.firstFpduDelay());
+  }
+
+  @Test
+  void serverDefaultsAndLongOptions() {
+    PingOptions o = PingOptions.parse("-s", "-P", "--no-crc");
+    assertTrue(o.isServer());
+    assertTrue(o.persistent);
+    assertEquals("0.0.0.0", o.address);
+    assertEquals(PingOptions.DEFAULT_PORT, o.port);
+    assertFalse(o.crc());
+    assertEquals(64, o.size());
+    assertEquals(0, o.count());
+  }
+
+  @Test
+  void peerToPeerAndQuietPeriod() {
+    assertEquals(EnumSet.of(RtrType.WRITE), PingOptions.parse("-c", "-a", "h", "--p2p").p2p());
+    assertEquals(EnumSet.of(RtrType.WRITE),
+        PingOptions.parse("-c", "-a", "h", "--p2p=write").p2p());
+    assertEquals(EnumSet.of(RtrType.READ), PingOptions.parse("-c", "-a", "h", "--p2p=read").p2p());
+    assertEquals(Duration.ZERO,
+        PingOptions.parse("-c", "-a", "h", "--first-fpdu-delay=0").firstFpduDelay());
+    assertEquals("imm", PingOptions.parse("-c", "-a", "h", "--probe-rfc7306=imm").probe7306);
+  }
+
+  @Test
+  void usageErrorsNameTheProblem() {
+    assertMessage("give exactly one of -s (server) and -c (client)", "-v");
+    assertMessage("give exactly one of -s (server) and -c (client)", "-s", "-c");
+    assertMessage("the client needs -a addr", "-c");
+    assertMessage("invalid -S 25 (valid range is 26 to 65535)", "-c", "-a", "h", "-S", "25");
+    assertMessage("-C takes a number, not 'x'", "-c", "-a", "h", "-C", "x");
+    assertMessage("option -p needs a value", "-s", "-p");
+    assertMessage("unknown option -q", "-s", "-q");
+    assertMessage("--p2p takes write, read or send, not 'both'", "-c", "-a", "h", "--p2p=both");
+    assertMessage("-P is a server option", "-c", "-P", "-a", "h");
+    assertMessage("--probe-rfc7306 takes fetch-add or imm, not 'cas'", "-c", "-a", "h",
+        "--probe-rfc7306=cas");
+    assertMessage("--probe-rfc7306 is a client option", "-s", "--probe-rfc7306=imm");
+  }
+
+  @Test
+  void aUsageErrorExitsWithTwoAndNoStackTrace() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = IwarpPing.run(new String[] {"-c"}, new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8), a -> { });
+    assertEquals(2, rc);
+    String text = err.toString(StandardCharsets.UTF_8);
+    assertTrue(text.startsWith("iwarp-ping: the client needs -a addr\nusage: iwarp-ping"), text);
+    assertFalse(text.contains("Exception"), text);
+  }
+
+  private static void assertMessage(String message, String... args) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PingOptions.parse(args));
+    assertEquals(message, e.getMessage());
+  }
+}

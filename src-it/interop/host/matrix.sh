@@ -1,0 +1,223 @@
+#!/bin/bash
+# matrix.sh - host side of the iwarp4j interop suite, run by the lab's run.sh as HOST_CMD once
+# the siw guest is ready (env: OUTDIR, SHARE_OUT from run.sh; JAR, WIRECHECK, REPEAT, RACE,
+# RACE_DELAYS, SCENARIOS from run-interop.sh). Drives the guest through the command queue of
+# guest/runner.sh and writes one line per scenario to $OUTDIR/results.tsv:
+#   id  direction  scenario  crc  mode  result  seconds  detail
+# result is PASS, FAIL or (race measurements) a count "ok/total". The race measurements use
+# ports 7176 (h2g) and 7201 (g2h), outside the wire-checked capture: hundreds of connections
+# reuse client ports, and tshark's per-conversation MPA state then misreads a new connection's
+# Request as an FPDU ("TCP Port numbers reused" -> T_NO_MPA/T_MALFORMED false positives).
+set -u
+S=$SHARE_OUT
+R=$OUTDIR/results.tsv
+L=$OUTDIR/logs
+mkdir -p "$L"
+: > "$R"
+JAVA=${JAVA:-java}
+PING=("$JAVA" -jar "$JAR" iwarp-ping)
+n=0
+k=0
+
+for _ in $(seq 1 600); do [ -f "$S/runner-ready" ] && break; sleep 0.2; done
+[ -f "$S/runner-ready" ] || { echo "guest runner never became ready"; exit 3; }
+
+# G CMD [TIMEOUT]: run CMD in the guest; its output goes to $S/cmd-N.log; returns its status.
+G() {
+  n=$((n + 1))
+  printf '%s\n' "$1" > "$S/cmd-$n.sh.tmp" && mv "$S/cmd-$n.sh.tmp" "$S/cmd-$n.sh"
+  local t=$(( $(date +%s) + ${2:-180} ))
+  while [ ! -f "$S/cmd-$n.rc" ]; do
+    [ "$(date +%s)" -ge "$t" ] && { echo "guest command $n timed out"; return 124; }
+    sleep 0.1
+  done
+  return "$(cat "$S/cmd-$n.rc")"
+}
+
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $*"; }
+
+# A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection,
+# FINDINGS §7.10), listening once `ss` shows it; slirp would otherwise accept and reset.
+# guest_server [PORT]
+guest_server() {
+  local port=${1:-7174}
+  k=$((k + 1))
+  G "(rping -s -a 10.0.2.15 -p $port -v; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+echo \$! > srv-$k.pid
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
+sleep 1" 30
+}
+
+# The guest server's status and log (killing it when it is still there after 10 s).
+guest_server_result() {
+  G "for i in \$(seq 1 100); do [ -f srv-$k.rc ] && break; sleep 0.1; done
+if [ ! -f srv-$k.rc ]; then kill \$(cat srv-$k.pid) 2>/dev/null; sleep 0.3; echo 'rping -s still running: killed'; exit 98; fi
+exit \$(cat srv-$k.rc)" 30
+}
+
+count() { grep -c "$1" "$2" 2>/dev/null || true; }
+
+# h2g ID NAME COUNT EXPECT CLIENT-OPTIONS...: our iwarp-ping -c -> siw rping -s.
+h2g() {
+  local id=$1 name=$2 cnt=$3 expect=$4; shift 4
+  local crc=off mode=client-server
+  case " $* " in *" --crc "*) crc=on ;; esac
+  case " $* " in *"--p2p=read"*) mode="P2P, Read RTR" ;; *"--p2p"*) mode="P2P, Write RTR" ;; esac
+  case " $* " in *"--markers"*) mode="markers requested" ;; esac
+  guest_server
+  local t0; t0=$(date +%s.%N)
+  timeout 300 "${PING[@]}" -c -a 127.0.0.1 -p 7174 -C "$cnt" -vV "$@" > "$L/$id-client.out" 2> "$L/$id-client.err"
+  local crc_rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  guest_server_result; local src=$?
+  cp "$S/srv-$k.log" "$L/$id-rping-s.log" 2>/dev/null
+  local got; got=$(count '^ping data: rdma-ping-' "$L/$id-client.out")
+  local sgot; sgot=$(count '^server ping data: rdma-ping-' "$L/$id-rping-s.log")
+  if [ "$expect" = pass ]; then
+    if [ $crc_rc = 0 ] && [ "$got" = "$cnt" ] && [ $src = 0 ] && [ "$sgot" = "$cnt" ]; then
+      row "$id" "iwarp4j client -> siw rping -s" "$name" "$crc" "$mode" PASS "$secs" "$cnt/$cnt pings verified (-V), rping -s printed $sgot"
+    else
+      row "$id" "iwarp4j client -> siw rping -s" "$name" "$crc" "$mode" FAIL "$secs" "client rc $crc_rc, $got pings; rping -s rc $src, $sgot pings; $(tail -1 "$L/$id-client.err")"
+    fi
+  else # expect a clean rejection
+    if [ $crc_rc = 1 ] && grep -q "$expect" "$L/$id-client.err"; then
+      row "$id" "iwarp4j client -> siw rping -s" "$name" "$crc" "$mode" PASS "$secs" "clean failure: $(head -1 "$L/$id-client.err" | cut -c1-160)"
+    else
+      row "$id" "iwarp4j client -> siw rping -s" "$name" "$crc" "$mode" FAIL "$secs" "expected '$expect', client rc $crc_rc: $(tail -1 "$L/$id-client.err")"
+    fi
+  fi
+}
+
+. "$(dirname "${BASH_SOURCE[0]}")/perftest.sh"
+
+# h2g_probe ID OP: an RFC 7306 operation toward siw (no RFC 7306): it must fail cleanly with
+# siw's Terminate, the posted receive must flush, and the connection must close.
+h2g_probe() {
+  local id=$1 op=$2
+  guest_server
+  local t0; t0=$(date +%s.%N)
+  timeout 120 "${PING[@]}" -c -a 127.0.0.1 -p 7174 --crc --probe-rfc7306="$op" > "$L/$id-client.out" 2> "$L/$id-client.err"
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  guest_server_result; cp "$S/srv-$k.log" "$L/$id-rping-s.log" 2>/dev/null
+  local what; what=$(grep -h "completed with\|peer's Terminate" "$L/$id-client.out" | sed 's/^rfc7306 probe: //' | tr '\n' ';' | sed 's/;$//')
+  if [ $rc = 0 ] && grep -q 'receive was flushed' "$L/$id-client.out" && grep -q 'connection closed' "$L/$id-client.out"; then
+    row "$id" "iwarp4j client -> siw rping -s" "RFC 7306 $op toward siw" on client-server PASS "$secs" "clean error: $what; receive flushed; closed"
+  else
+    row "$id" "iwarp4j client -> siw rping -s" "RFC 7306 $op toward siw" on client-server FAIL "$secs" "rc $rc: $what $(tail -1 "$L/$id-client.err")"
+  fi
+}
+
+SRV_PID=""
+host_server() { # host_server NAME [--port=P] OPTIONS...: our iwarp-ping -s -P on 127.0.0.1:P
+  local name=$1; shift
+  local port=7200
+  case "${1:-}" in --port=*) port=${1#--port=}; shift ;; esac
+  "${PING[@]}" -s -P -a 127.0.0.1 -p "$port" -v "$@" > "$L/server-$name.out" 2> "$L/server-$name.err" &
+  SRV_PID=$!
+  for _ in $(seq 1 200); do
+    ss -ltn | grep -q "127.0.0.1:$port " && break
+    sleep 0.1
+  done
+}
+host_server_stop() { [ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null; SRV_PID=""; }
+
+# g2h ID NAME COUNT CRC: siw rping -c in the guest -> our iwarp-ping -s -P on the host.
+g2h() {
+  local id=$1 name=$2 cnt=$3 crc=$4
+  local t0; t0=$(date +%s.%N)
+  G "rping -c -a 10.0.2.100 -p 7200 -C $cnt -vV -S 64" 300
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  cp "$S/cmd-$n.log" "$L/$id-rping-c.log"
+  local got; got=$(count '^ping data: rdma-ping-' "$L/$id-rping-c.log")
+  if [ $rc = 0 ] && [ "$got" = "$cnt" ] && ! grep -q 'data mismatch' "$L/$id-rping-c.log"; then
+    row "$id" "siw rping -c -> iwarp4j server" "$name" "$crc" client-server PASS "$secs" "$cnt/$cnt pings verified by rping -V"
+  else
+    row "$id" "siw rping -c -> iwarp4j server" "$name" "$crc" client-server FAIL "$secs" "rping -c rc $rc, $got pings: $(grep -v '^ping data' "$L/$id-rping-c.log" | tail -2 | tr '\n' ' ')"
+  fi
+}
+
+run_matrix() { # run_matrix SUFFIX
+  local s=$1
+  h2g "h2g-nocrc$s"  "rping -C 100"                 100 pass --no-crc
+  h2g "h2g-crc$s"    "rping -C 100"                 100 pass --crc
+  h2g "h2g-p2pw$s"   "rping -C 100"                 100 pass --crc --p2p=write
+  h2g "h2g-p2pr$s"   "rping -C 100"                 100 pass --no-crc --p2p=read
+  host_server "nocrc$s" --no-crc
+  g2h "g2h-nocrc$s"  "rping -C 100"                 100 off
+  host_server_stop
+  host_server "crc$s" --crc
+  g2h "g2h-crc$s"    "rping -C 100 (CRC imposed by our Reply)" 100 on
+  host_server_stop
+}
+
+for scenario in ${SCENARIOS:-matrix}; do
+  case $scenario in
+    matrix)
+      for r in $(seq 1 "${REPEAT:-1}"); do
+        [ "${REPEAT:-1}" -gt 1 ] && sfx="-r$r" || sfx=""
+        run_matrix "$sfx"
+      done
+      h2g "h2g-markers" "markers (M=1) request" 1 "rejected" --crc --markers
+      h2g_probe "h2g-7306-fetchadd" fetch-add
+      h2g_probe "h2g-7306-imm" imm
+      ;;
+    race)
+      # siw's accept race: N one-ping connections per quiet period, each bounded by 8 s.
+      # Client-server mode (the client's first Send follows the connect future) and P2P mode
+      # (the Write RTR leaves the event loop right after the Reply: the tightest case).
+      for mode in cs p2p; do
+        for d in ${RACE_DELAYS:-0 50}; do
+          ok=0; t0=$(date +%s.%N)
+          extra=(); mname=client-server
+          [ $mode = p2p ] && { extra=(--p2p=write); mname="P2P, Write RTR"; }
+          for i in $(seq 1 "${RACE:-50}"); do
+            guest_server 7176
+            if timeout 60 "${PING[@]}" -c -a 127.0.0.1 -p 7176 -C 1 -V --no-crc --timeout=8 \
+                --first-fpdu-delay="$d" "${extra[@]}" > "$L/race-$mode-$d-$i.out" 2> "$L/race-$mode-$d-$i.err"; then
+              ok=$((ok + 1))
+            fi
+            guest_server_result > /dev/null
+          done
+          secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+          row "race-h2g-$mode-$d" "iwarp4j client -> siw rping -s" "quiet period ${d} ms, ${RACE:-50} connections x 1 ping" off "$mname" "$ok/${RACE:-50}" "$secs" "connections that completed"
+        done
+      done
+      host_server race --port=7201 --no-crc
+      ok=0; t0=$(date +%s.%N)
+      for i in $(seq 1 "${RACE:-50}"); do
+        G "rping -c -a 10.0.2.100 -p 7201 -C 1 -V -S 64" 60 && ok=$((ok + 1))
+      done
+      secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+      host_server_stop
+      row "race-g2h" "siw rping -c -> iwarp4j server" "${RACE:-50} connections x 1 ping" off client-server "$ok/${RACE:-50}" "$secs" "connections that completed"
+      ;;
+    warmrace)
+      # The same race from one warm JVM (--connections): a fresh JVM's cold code paths alone
+      # delay its first FPDU by 9-170 ms, a warm one by far less. One persistent rping -s -P
+      # per variant; a stall costs that connection (8 s timeout) and may end the -P server.
+      # A port per variant: a killed rping -s -P with stalled connections keeps its port bound.
+      for v in "cs 0 7176" "p2p 0 7177" "cs 50 7178" "p2p 50 7179"; do
+        set -- $v; mode=$1; d=$2; wport=$3
+        extra=(); mname=client-server
+        [ $mode = p2p ] && { extra=(--p2p=write); mname="P2P, Write RTR"; }
+        k=$((k + 1))
+        G "(rping -s -P -a 10.0.2.15 -p $wport; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+echo \$! > srv-$k.pid
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$wport ' && exit 0; sleep 0.1; done" 30
+        t0=$(date +%s.%N)
+        timeout 900 "${PING[@]}" -c -a 127.0.0.1 -p "$wport" -C 1 -V --no-crc --timeout=8 \
+          --connections="${RACE:-50}" --first-fpdu-delay="$d" "${extra[@]}" \
+          > "$L/warmrace-$mode-$d.out" 2> "$L/warmrace-$mode-$d.err"
+        secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+        G "kill \$(cat srv-$k.pid) 2>/dev/null; sleep 0.3; kill -9 \$(cat srv-$k.pid) 2>/dev/null; exit 0" 30
+        res=$(grep -o '[0-9]*/[0-9]* completed' "$L/warmrace-$mode-$d.out" | cut -d' ' -f1)
+        row "warmrace-h2g-$mode-$d" "iwarp4j client -> siw rping -s -P" "quiet period ${d} ms, one JVM, ${RACE:-50} connections x 1 ping" off "$mname" "${res:-0/${RACE:-50}}" "$secs" "connections that completed; first failure: $(grep -m1 'connection [0-9]*:' "$L/warmrace-$mode-$d.err" | cut -c1-120)"
+      done
+      ;;
+    perftest) run_perftest ;;
+    *) echo "unknown scenario $scenario" ;;
+  esac
+done
+echo "matrix done"

@@ -1,0 +1,78 @@
+# perftest.sh - perftest rows of the interop suite, sourced by host/matrix.sh (uses its G,
+# row, L, S, PING-style helpers). iwarp-perf (io.iwarp4j.tools.perf) against rdma-core's
+# perftest 4.5 in the guest, both roles, over rdma_cm (-R). Ports: 7180-7187, one per host ->
+# guest row (hostfwd; a perftest server killed after a failure keeps its port bound in siw, so
+# rows never share one), and 7202 (guest -> host guestfwd); all are in the wire-checked capture.
+PERF=("$JAVA" -jar "$JAR" iwarp-perf)
+
+# The numeric result line of a perftest-style report: the first line starting with the size.
+perf_result() { grep -E "^ *$1 +[0-9]+ " "$2" | head -1 | tr -s ' ' | sed 's/^ //'; }
+
+# perf_h2g TEST SIZE ITERS PORT: ib_TEST -R server in the guest, iwarp-perf client on the host.
+perf_h2g() {
+  local test=$1 size=$2 iters=$3 port=$4 id="perf-h2g-$1-$2"
+  k=$((k + 1))
+  G "(ib_$test -R -d siw0 -F -p $port -s $size -n $iters; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
+echo \$! > perf-$k.pid
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
+sleep 1" 30
+  local t0; t0=$(date +%s.%N)
+  timeout 300 "${PERF[@]}" "$test" -p "$port" -s "$size" -n "$iters" --no-progress 127.0.0.1 \
+    > "$L/$id-iwarp-perf.out" 2> "$L/$id-iwarp-perf.err"
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  G "for i in \$(seq 1 100); do [ -f perf-$k.rc ] && break; sleep 0.1; done
+if [ ! -f perf-$k.rc ]; then kill \$(cat perf-$k.pid) 2>/dev/null; sleep 0.3; echo 'perftest still running: killed'; exit 98; fi
+exit \$(cat perf-$k.rc)" 30
+  local grc=$?
+  cp "$S/perf-$k.log" "$L/$id-perftest.log" 2>/dev/null
+  perf_row "$id" "iwarp-perf client -> siw ib_$test -R server" "$test" "$size" "$iters" $rc $grc \
+    "$L/$id-iwarp-perf.out" "$L/$id-perftest.log" "$secs"
+}
+
+# perf_g2h TEST SIZE ITERS: iwarp-perf server on the host, ib_TEST -R client in the guest.
+perf_g2h() {
+  local test=$1 size=$2 iters=$3 id="perf-g2h-$1-$2"
+  timeout 300 "${PERF[@]}" "$test" -p 7202 -s "$size" -n "$iters" --no-progress \
+    > "$L/$id-iwarp-perf.out" 2> "$L/$id-iwarp-perf.err" &
+  local pid=$!
+  for _ in $(seq 1 200); do ss -ltn | grep -q "127.0.0.1:7202 \|\*:7202 \|0.0.0.0:7202 " && break; sleep 0.1; done
+  local t0; t0=$(date +%s.%N)
+  G "ib_$test -R -d siw0 -F -p 7202 -s $size -n $iters 10.0.2.100" 300
+  local grc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  cp "$S/cmd-$n.log" "$L/$id-perftest.log"
+  local waited=0
+  while kill -0 $pid 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+  kill $pid 2>/dev/null
+  wait $pid; local rc=$?
+  perf_row "$id" "siw ib_$test -R client -> iwarp-perf server" "$test" "$size" "$iters" $rc $grc \
+    "$L/$id-iwarp-perf.out" "$L/$id-perftest.log" "$secs"
+}
+
+perf_row() { # ID DIRECTION TEST SIZE ITERS RC_OURS RC_PERFTEST OURS_OUT PERFTEST_LOG SECS
+  local id=$1 dir=$2 test=$3 size=$4 iters=$5 rc=$6 grc=$7 ours=$8 theirs=$9 secs=${10}
+  local r1; r1=$(perf_result "$size" "$ours")
+  local r2; r2=$(perf_result "$size" "$theirs")
+  local what="#bytes #iter BW-peak BW-avg[MB/s] Mpps"
+  case $test in *lat) what="#bytes #iter t_min t_max t_typical t_avg t_stdev 99% 99.9% [us]" ;; esac
+  if [ "$rc" = 0 ] && [ "$grc" = 0 ] && { [ -n "$r1" ] || [ -n "$r2" ]; }; then
+    row "$id" "$dir" "$test -s $size -n $iters" on client-server PASS "$secs" "$what: iwarp-perf '${r1:-(none)}', perftest '${r2:-(none)}'"
+  else
+    row "$id" "$dir" "$test -s $size -n $iters" on client-server FAIL "$secs" "iwarp-perf rc $rc, perftest rc $grc: $(tail -1 "${ours%.out}.err" | cut -c1-120) / $(grep -v '^ *$' "$theirs" | tail -1 | cut -c1-120)"
+  fi
+}
+
+run_perftest() {
+  local port=7180
+  for t in write_bw read_bw send_bw write_lat; do
+    for s in 64 65536; do
+      local it=1000
+      [ $s = 65536 ] && it=200
+      case $t in *lat) it=200 ;; esac
+      perf_h2g $t $s $it $port
+      perf_g2h $t $s $it
+      port=$((port + 1))
+    done
+  done
+}

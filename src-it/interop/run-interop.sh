@@ -1,0 +1,106 @@
+#!/bin/bash
+# run-interop.sh - the iwarp4j <-> Linux soft-iWARP (siw) interop suite, in one command.
+#
+#   src-it/interop/run-interop.sh [OUTDIR]
+#
+# Builds the siw guest image when it is not cached (the lab's build.sh, needs root), boots it
+# once under qemu (the lab's run.sh), runs every scenario against it (host/matrix.sh on the
+# host, guest/runner.sh in the guest), captures the host's loopback and checks every capture
+# with iwarp-wirecheck's check.py. Writes OUTDIR/results.tsv and OUTDIR/summary.txt.
+# Exit status: 0 all passed, 1 a scenario or a wire check failed, 3 the VM could not be
+# built or booted (infrastructure, not protocol), 2 a usage/setup error (jar missing...).
+#
+# Environment: IWARP4J_SHARED_DIR (default ../shared next to the checkout), JAR (default
+# benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
+# iwarp-perf against perftest; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
+# measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SHARED=${IWARP4J_SHARED_DIR:-$ROOT/../shared}
+LAB=$SHARED/lab/siw-vm
+WIRECHECK=$SHARED/tools/iwarp-wirecheck
+BASE=${SIW_VM_DIR:-$HOME/.cache/iwarp4j/siw-vm}
+export JAR=${JAR:-$ROOT/benchmarks/target/iwarp4j-benchmarks.jar}
+export SCENARIOS=${SCENARIOS:-matrix} REPEAT=${REPEAT:-1} RACE=${RACE:-50} RACE_DELAYS=${RACE_DELAYS:-0 50}
+OUT=${1:-$ROOT/src-it/target/interop/run-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+say() { echo "[interop $(date -u +%H:%M:%S)] $*"; }
+
+[ -f "$JAR" ] || { say "SETUP: $JAR missing (mvn -pl benchmarks -am package)"; exit 2; }
+[ -x "$LAB/run.sh" ] || { say "SETUP: no siw lab at $LAB"; exit 2; }
+for tool in qemu-system-x86_64 socat tshark dumpcap bc ss; do
+  command -v $tool >/dev/null 2>&1 || { say "INFRA: $tool is not installed"; exit 3; }
+done
+
+if [ ! -f "$BASE/rootfs.ext4" ] || [ ! -f "$BASE/vmlinuz" ]; then
+  say "building the siw guest image (build.sh, 2-5 min)"
+  if ! "$LAB/build.sh" > "$OUT/build.log" 2>&1; then
+    say "INFRA: build.sh failed, see $OUT/build.log"; tail -20 "$OUT/build.log"; exit 3
+  fi
+fi
+
+# One capture of the host's loopback for both forwarded ports, checked per port afterwards.
+PCAP=$OUT/interop.pcap
+dumpcap -i lo -f "tcp port 7174 or tcp port 7200 or tcp portrange 7180-7187 or tcp port 7202" -B 64 -s 0 -P -w "$PCAP" > "$OUT/dumpcap.log" 2>&1 &
+CAP=$!
+for _ in $(seq 1 100); do grep -q "Capturing on" "$OUT/dumpcap.log" && break; sleep 0.1; done
+sleep 0.5
+
+say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
+# 7174/7200: rping (captured); 7180-7187/7202: perftest (captured); 7176-7179/7201: the race
+# measurements (not captured).
+HOSTFWD="tcp:127.0.0.1:7174-:7174 $(for p in $(seq 7180 7187); do printf 'tcp:127.0.0.1:%s-:%s ' $p $p; done)tcp:127.0.0.1:7176-:7176 tcp:127.0.0.1:7177-:7177 tcp:127.0.0.1:7178-:7178 tcp:127.0.0.1:7179-:7179" \
+GUESTFWD="tcp:10.0.2.100:7200-cmd:socat STDIO TCP:127.0.0.1:7200;tcp:10.0.2.100:7201-cmd:socat STDIO TCP:127.0.0.1:7201;tcp:10.0.2.100:7202-cmd:socat STDIO TCP:127.0.0.1:7202" \
+HOST_CMD="bash $HERE/host/matrix.sh" TIMEOUT=${TIMEOUT:-900} \
+  "$LAB/run.sh" "$HERE/guest/runner.sh" "$OUT/vm" > "$OUT/run.log" 2>&1
+vm_rc=$?
+kill -TERM $CAP 2>/dev/null; wait $CAP 2>/dev/null
+cp "$OUT/vm/host.log" "$OUT/host.log" 2>/dev/null
+[ -f "$OUT/vm/results.tsv" ] && mv "$OUT/vm/results.tsv" "$OUT/results.tsv"
+[ -d "$OUT/vm/logs" ] && mv "$OUT/vm/logs" "$OUT/logs"
+cp "$OUT/vm/out/guest-versions.txt" "$OUT/" 2>/dev/null
+if [ ! -f "$OUT/vm/out/ready-uptime" ]; then
+  say "INFRA: the siw guest never became ready (see $OUT/run.log, $OUT/vm/serial.log)"
+  exit 3
+fi
+[ -s "$OUT/results.tsv" ] || { say "no results (vm rc $vm_rc), see $OUT/host.log"; exit 1; }
+
+fail=0
+ports="7174 7200"
+case " $SCENARIOS " in *" perftest "*) ports="$ports $(seq -s ' ' 7180 7187) 7202" ;; esac
+for port in $ports; do
+  # The markers row expects siw's reject (R=1) on 7174; every other row asserts success itself.
+  allow=(); [ $port = 7174 ] && allow=(--allow-reject)
+  python3 "$WIRECHECK/check.py" "${allow[@]}" "$PCAP" $port > "$OUT/wirecheck-$port.txt" 2>&1
+  rc=$?
+  errs=$(grep -E '^(Errors|FPDUs decoded by tshark):' "$OUT/wirecheck-$port.txt" | tr '\n' ' ')
+  verdict=PASS
+  if [ $rc = 3 ]; then
+    # No iWARP traffic on this port: the scenarios run did not use it.
+    printf 'wirecheck\tport %s\t%s\t-\t-\tn/a\t-\tno traffic on this port\n' "$port" \
+      "check.py $(basename "$PCAP") $port" >> "$OUT/results.tsv"
+    continue
+  elif [ $rc != 0 ]; then
+    # TCP retransmissions seen in the capture (T_CAPTURE) are capture artefacts of the busy
+    # loopback, not protocol errors (src-it's WireCheck retries on them); anything else fails.
+    if grep -q -E "^Errors: [0-9]+ \{'T_CAPTURE': [0-9]+\}$" "$OUT/wirecheck-$port.txt"; then
+      verdict=PASS; errs="$errs(TCP retransmissions in the capture only) "
+    else
+      verdict=FAIL; fail=1
+    fi
+  fi
+  printf 'wirecheck\tport %s\t%s\t-\t-\t%s\t-\t%s\n' "$port" "check.py $(basename "$PCAP") $port" \
+    "$verdict" "${errs:-see wirecheck-$port.txt}exit $rc" >> "$OUT/results.tsv"
+done
+grep -q -P '\tFAIL\t' "$OUT/results.tsv" && fail=1
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "guest: $(tr '\n' ';' < "$OUT/guest-versions.txt" 2>/dev/null)"
+  echo "host: $(uname -r), $(java -version 2>&1 | head -1), $(tshark --version 2>/dev/null | head -1)"
+  echo "vm: $(tr '\n' ' ' < "$OUT/vm/timings.txt" 2>/dev/null)"
+  column -t -s $'\t' "$OUT/results.tsv" 2>/dev/null || cat "$OUT/results.tsv"
+} > "$OUT/summary.txt"
+cat "$OUT/summary.txt"
+say "results in $OUT ($([ $fail = 0 ] && echo PASSED || echo FAILED))"
+exit $fail
