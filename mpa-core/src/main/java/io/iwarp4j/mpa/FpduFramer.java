@@ -236,6 +236,10 @@ public final class FpduFramer {
           + " announced in beginFpdu");
     }
     payloadAdded += n;
+    if (CopyCounters.ENABLED && !piece.isDirect()) {
+      // Netty's socket channels copy heap buffers into direct memory before writing them.
+      CopyCounters.sendCopied(n);
+    }
     emit(piece);
   }
 
