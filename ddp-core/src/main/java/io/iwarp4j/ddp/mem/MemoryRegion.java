@@ -118,7 +118,7 @@ public final class MemoryRegion implements AutoCloseable {
     this.readOnly = readOnly;
     this.memory = memory;
     this.nio = memory.nioBuffer(0, length);
-    this.ownerView = Unpooled.unreleasableBuffer(memory.duplicate().setIndex(0, length));
+    this.ownerView = new SendView(memory);
   }
 
   /**
