@@ -43,8 +43,8 @@ class DataPathBudgetIT {
   /**
    * Issue 6 asks for less than 16 octets per operation; measured now: 2-98 without Markers (Netty's
    * Recycler grows its chunked queues), about 3.3 KiB for a 64 KiB Read Response with Markers (a
-   * pooled buffer and a slice per Marker). These bounds (with room for the run-to-run spread) catch regressions until those are fixed;
-   * see docs/benchmarks.md.
+   * pooled buffer and a slice per Marker). These bounds (with room for the run-to-run spread)
+   * catch regressions until those are fixed; see docs/benchmarks.md.
    */
   private static final double MAX_ALLOCATION_PER_OP = 192;
   private static final double MAX_ALLOCATION_PER_OP_WITH_MARKERS = 8 * 1024;
