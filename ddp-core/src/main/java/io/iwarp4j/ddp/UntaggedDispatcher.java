@@ -1,5 +1,6 @@
 package io.iwarp4j.ddp;
 
+import io.iwarp4j.mpa.CopyCounters;
 import io.iwarp4j.mpa.Ulpdu;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -177,6 +178,14 @@ public final class UntaggedDispatcher {
       return;
     }
     queue.place(segment, UntaggedHeader.LENGTH, payloadLength);
+    if (CopyCounters.ENABLED) {
+      // Queue 0 holds the buffers the application posted; the others hold RDMAP control messages.
+      if (qn == 0) {
+        CopyCounters.receivePlaced(payloadLength);
+      } else {
+        CopyCounters.controlCopied(payloadLength);
+      }
+    }
     if (DdpControl.isLast(control)) {
       int messageLength = queue.receivedLength();
       long bufferId = queue.complete();

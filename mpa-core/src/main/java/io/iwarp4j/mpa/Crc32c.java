@@ -5,14 +5,20 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * Feeds ranges of {@link ByteBuf}s to a {@link CRC32C} without copying or allocating: heap
- * buffers through their array, single-region direct buffers through
- * {@link ByteBuf#internalNioBuffer} (both are intrinsics in the JDK). Only buffers spread over
- * several regions (composites) fall back to {@link ByteBuf#nioBuffers}, which allocates a small
- * array.
+ * Feeds ranges of {@link ByteBuf}s to a {@link CRC32C} without copying or allocating, always
+ * through the JDK's intrinsic (the CPU's crc32 instruction): heap buffers through their array,
+ * direct buffers through a direct {@link ByteBuffer} over the octets in place.
  *
- * <p>{@code internalNioBuffer} reuses one ByteBuffer per buffer instance, so a buffer must not be
- * fed from two threads at once; every caller here runs on its connection's event loop.
+ * <p>A derived buffer (a slice, a duplicate, a wrapper) is fed through its <em>root</em>, the
+ * buffer it ultimately unwraps to, at the same memory address: the root's
+ * {@link ByteBuf#internalNioBuffer} is one cached ByteBuffer per root, whereas a pooled slice's
+ * own {@code internalNioBuffer} creates a new ByteBuffer view on every call. Only buffers spread
+ * over several regions (composites) fall back to {@link ByteBuf#nioBuffers}, which allocates a
+ * small array.
+ *
+ * <p>{@code internalNioBuffer} reuses one ByteBuffer per root, so a root must not be fed from two
+ * threads at once; every caller here runs on its connection's event loop, and registered memory
+ * gives every sending thread a root of its own (see {@code MemoryRegion.sendView}).
  */
 final class Crc32c {
   private Crc32c() {
@@ -26,11 +32,37 @@ final class Crc32c {
     if (buf.hasArray()) {
       crc.update(buf.array(), buf.arrayOffset() + index, length);
     } else if (buf.nioBufferCount() == 1) {
-      crc.update(buf.internalNioBuffer(index, length));
+      crc.update(directView(buf, index, length));
     } else {
       for (ByteBuffer b : buf.nioBuffers(index, length)) {
         crc.update(b);
       }
     }
+  }
+
+  /**
+   * The octets {@code [index, index + length)} of a single-region direct buffer as a direct
+   * ByteBuffer, taken from the root's cached view when addresses tell where the range lies in it.
+   */
+  static ByteBuffer directView(ByteBuf buf, int index, int length) {
+    ByteBuf root = root(buf);
+    if (root != buf && buf.hasMemoryAddress() && root.hasMemoryAddress()
+        && root.nioBufferCount() == 1) {
+      long offset = buf.memoryAddress() - root.memoryAddress();
+      long rootIndex = offset + index;
+      if (offset >= 0 && rootIndex + length <= root.capacity()) {
+        return root.internalNioBuffer((int) rootIndex, length);
+      }
+    }
+    return buf.internalNioBuffer(index, length);
+  }
+
+  /** The buffer {@code buf} ultimately unwraps to (itself when it wraps nothing). */
+  private static ByteBuf root(ByteBuf buf) {
+    ByteBuf b = buf;
+    for (ByteBuf u; (u = b.unwrap()) != null; ) {
+      b = u;
+    }
+    return b;
   }
 }

@@ -485,8 +485,13 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
     } else {
       first = 1; // piece 0 is the staged prefix
     }
+    int copied = 0;
     for (int p = first; p < ulpdu.pieceCount(); p++) {
       staged.writeBytes(ulpdu.pieceBuffer(p), ulpdu.pieceOffset(p), ulpdu.pieceLength(p));
+      copied += ulpdu.pieceLength(p);
+    }
+    if (CopyCounters.ENABLED) {
+      CopyCounters.receiveStaged(copied);
     }
     ulpdu.clear();
     ulpdu.addPiece(staged, staged.readerIndex(), staged.readableBytes());

@@ -53,8 +53,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Event-loop confined: call it only from the channel's event loop. No per-FPDU allocation
  * beyond the small pooled prefix buffer from {@code ctx.alloc()} (plus, with Markers, a pooled
- * Marker buffer and a slice per Marker that splits a buffer). Feeding the CRC from a derived
- * buffer (a slice or duplicate) makes Netty create a ByteBuffer view; root buffers need none.
+ * Marker buffer and a slice per Marker that splits a buffer). The CRC is fed from derived
+ * buffers through their root's cached NIO view ({@code Crc32c}), which allocates nothing.
  */
 public final class FpduFramer {
   /**
@@ -236,6 +236,10 @@ public final class FpduFramer {
           + " announced in beginFpdu");
     }
     payloadAdded += n;
+    if (CopyCounters.ENABLED && !piece.isDirect()) {
+      // Netty's socket channels copy heap buffers into direct memory before writing them.
+      CopyCounters.sendCopied(n);
+    }
     emit(piece);
   }
 
@@ -317,7 +321,13 @@ public final class FpduFramer {
   private void writeMarker() {
     ByteBuf marker = ctx.alloc().ioBuffer(MpaMarker.SIZE);
     MpaMarker.write(marker, (int) (position - lengthFieldPosition));
-    updateCrc(marker, marker.readerIndex(), MpaMarker.SIZE);
+    if (crcOn) {
+      // Octet by octet, like the trailer: a tiny pooled buffer may have no cached NIO view, and
+      // creating one per Marker would allocate ~128 times per 64 KiB.
+      for (int i = 0; i < MpaMarker.SIZE; i++) {
+        crc.update(marker.getByte(marker.readerIndex() + i));
+      }
+    }
     position += MpaMarker.SIZE;
     ctx.write(marker, voidPromise);
   }

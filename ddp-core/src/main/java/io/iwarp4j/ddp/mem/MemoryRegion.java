@@ -1,5 +1,6 @@
 package io.iwarp4j.ddp.mem;
 
+import io.iwarp4j.mpa.CopyCounters;
 import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -117,7 +118,7 @@ public final class MemoryRegion implements AutoCloseable {
     this.readOnly = readOnly;
     this.memory = memory;
     this.nio = memory.nioBuffer(0, length);
-    this.ownerView = Unpooled.unreleasableBuffer(memory.duplicate().setIndex(0, length));
+    this.ownerView = new SendView(memory);
   }
 
   /**
@@ -312,6 +313,9 @@ public final class MemoryRegion implements AutoCloseable {
     int offset = offsetOf(to, len);
     src.getBytes(srcIndex, memory, offset, len);
     PLACED_OCTETS.getAndAdd(this, (long) len);
+    if (CopyCounters.ENABLED) {
+      CopyCounters.receivePlaced(len);
+    }
   }
 
   /** Region offset of {@code [to, to + len)}; throws unless the range is inside the region. */
