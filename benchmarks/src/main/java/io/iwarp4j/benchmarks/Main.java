@@ -22,9 +22,11 @@ public final class Main {
       case "loopback" -> demo("loopback", () -> LoopbackDemo.run(rest));
       case "loopback-mpa" -> demo("loopback-mpa", () -> MpaLoopbackDemo.run(rest));
       case "jmh" -> org.openjdk.jmh.Main.main(rest);
+      case "idle-qp-memory" -> demo("idle-qp-memory",
+          () -> io.iwarp4j.benchmarks.suite.IdleQpMemory.run(rest));
       default -> {
         System.err.println("usage: java -jar iwarp4j-benchmarks.jar"
-            + " [loopback|loopback-mpa|jmh [JMH options]]");
+            + " [loopback|loopback-mpa|jmh [JMH options]|idle-qp-memory [connections]]");
         System.exit(2);
       }
     }
