@@ -32,8 +32,10 @@ public final class IdleQpMemory {
     }
     long[] before = measure();
     long[] after;
+    String transport;
     try (VerbsPair pair = new VerbsPair(n, true, 128, 128, 16, null)) {
       after = measure();
+      transport = String.valueOf(pair.clientDevice.transport());
       for (int i = 0; i < n; i++) {
         if (pair.clientQps[i].state() != io.iwarp4j.verbs.QpState.RTS) {
           throw new IllegalStateException("queue pair " + i + " is " + pair.clientQps[i].state());
@@ -48,8 +50,8 @@ public final class IdleQpMemory {
         heap, direct, heap / qps, direct / qps, (heap + direct) / qps);
     System.out.printf("JSON {\"connections\": %d, \"queue_pairs\": %d, \"heap_bytes\": %d,"
             + " \"direct_bytes\": %d, \"per_qp_heap\": %d, \"per_qp_direct\": %d,"
-            + " \"per_qp_total\": %d}%n", n, qps, heap, direct, heap / qps, direct / qps,
-        (heap + direct) / qps);
+            + " \"per_qp_total\": %d, \"transport\": \"%s\"}%n", n, qps, heap, direct,
+        heap / qps, direct / qps, (heap + direct) / qps, transport);
   }
 
   /** Heap used and direct memory used after a full collection. */

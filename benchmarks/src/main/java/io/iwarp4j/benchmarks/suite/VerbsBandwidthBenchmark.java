@@ -102,7 +102,8 @@ public class VerbsBandwidthBenchmark {
     if (opcode == WorkRequestOpcode.RDMA_READ) {
       depth = readDepth(depth, size);
     }
-    window = Math.max(4 * depth, 64);
+    // A deep window keeps the sender from waiting on credits (all receives share one buffer).
+    window = Math.min(16_000, Math.max(8 * depth, 1024));
     boolean send = opcode == WorkRequestOpcode.SEND;
     target = send ? new SendTarget(qps, window, size) : null;
     pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window + 8 : 1, Math.max(1, depth),
