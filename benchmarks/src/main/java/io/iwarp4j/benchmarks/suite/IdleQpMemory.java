@@ -21,7 +21,8 @@ public final class IdleQpMemory {
   /**
    * Runs the measurement.
    *
-   * @param args optional number of connections (default 1000)
+   * @param args optional number of connections (default 1000), then optional seconds to hold
+   *     the connections open after measuring (to take a class histogram with jcmd)
    * @throws Exception when connecting fails
    */
   public static void run(String[] args) throws Exception {
@@ -36,6 +37,9 @@ public final class IdleQpMemory {
     try (VerbsPair pair = new VerbsPair(n, true, 128, 128, 16, null)) {
       after = measure();
       transport = String.valueOf(pair.clientDevice.transport());
+      if (args.length > 1) {
+        Thread.sleep(Long.parseLong(args[1]) * 1000);
+      }
       for (int i = 0; i < n; i++) {
         if (pair.clientQps[i].state() != io.iwarp4j.verbs.QpState.RTS) {
           throw new IllegalStateException("queue pair " + i + " is " + pair.clientQps[i].state());
