@@ -38,8 +38,11 @@ final class BaselineSender implements Runnable, GenericFutureListener<Future<Voi
   private volatile Thread waiter;
 
   /**
+   * Creates the sender of one connection.
+   *
    * @param channel the connection
-   * @param source what a pushed message sends ({@code size} octets from index 0); the caller owns it
+   * @param source what a pushed message sends ({@code size} octets from index 0); the caller
+   *     owns it
    * @param size message size
    * @param pull whether a message is a request for {@code size} octets rather than a push
    * @param track whether pushed messages complete (false: fire and forget, like an unsignaled
@@ -51,7 +54,8 @@ final class BaselineSender implements Runnable, GenericFutureListener<Future<Voi
     this.size = size;
     this.pull = pull;
     this.track = track;
-    this.request = pull ? PooledByteBufAllocator.DEFAULT.directBuffer(6).writeShort(4).writeInt(size) : null;
+    this.request = pull
+        ? PooledByteBufAllocator.DEFAULT.directBuffer(6).writeShort(4).writeInt(size) : null;
   }
 
   /** Messages posted and not completed. */

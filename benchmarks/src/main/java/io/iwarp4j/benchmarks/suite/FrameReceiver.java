@@ -24,6 +24,8 @@ class FrameReceiver extends ChannelInboundHandlerAdapter {
   private int filled;
 
   /**
+   * Creates a receiver.
+   *
    * @param sink preallocated direct buffer of at least {@code size} octets; the caller owns it
    * @param size message size in octets
    * @param onMessage what to do with each message

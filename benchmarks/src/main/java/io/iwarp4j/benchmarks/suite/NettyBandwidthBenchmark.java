@@ -64,6 +64,7 @@ public class NettyBandwidthBenchmark {
   private ByteBuf source;
   private int next;
 
+  /** Connects the two sides and prepares the memory (once per fork). */
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     boolean pull = mode.equals("PULL");
@@ -99,6 +100,7 @@ public class NettyBandwidthBenchmark {
     }
   }
 
+  /** One operation (see the class description). */
   @Benchmark
   public void message() {
     int i = next;
@@ -108,6 +110,7 @@ public class NettyBandwidthBenchmark {
     next = i + 1 == senders.length ? 0 : i + 1;
   }
 
+  /** Waits (bounded) until everything posted has completed, so no work spills over. */
   @TearDown(Level.Iteration)
   public void drain() {
     for (BaselineSender s : senders) {
@@ -115,6 +118,7 @@ public class NettyBandwidthBenchmark {
     }
   }
 
+  /** Closes everything and releases every buffer. */
   @TearDown(Level.Trial)
   public void tearDown() {
     if (pair != null) {

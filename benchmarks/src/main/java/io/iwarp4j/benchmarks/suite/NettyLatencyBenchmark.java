@@ -56,6 +56,7 @@ public class NettyLatencyBenchmark {
   private boolean park;
   private long seq;
 
+  /** Connects the two sides and prepares the memory (once per fork). */
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     park = wait.equals("PARK");
@@ -82,6 +83,7 @@ public class NettyLatencyBenchmark {
     }
   }
 
+  /** One operation (see the class description). */
   @Benchmark
   public long roundTrip() {
     long s = ++seq;
@@ -112,6 +114,7 @@ public class NettyLatencyBenchmark {
     return s;
   }
 
+  /** Closes everything and releases every buffer. */
   @TearDown(Level.Trial)
   public void tearDown() {
     if (pair != null) {

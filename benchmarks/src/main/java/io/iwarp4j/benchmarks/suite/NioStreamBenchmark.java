@@ -45,6 +45,7 @@ public class NioStreamBenchmark {
   private Thread readerThread;
   private ByteBuffer out;
 
+  /** Connects the two sides and prepares the memory (once per fork). */
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
@@ -66,6 +67,7 @@ public class NioStreamBenchmark {
     readerThread.start();
   }
 
+  /** One operation (see the class description). */
   @Benchmark
   public void message() throws IOException {
     out.clear();
@@ -74,6 +76,7 @@ public class NioStreamBenchmark {
     }
   }
 
+  /** Closes everything and releases every buffer. */
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
     writer.close();

@@ -95,6 +95,7 @@ public class VerbsBandwidthBenchmark {
   private MemoryRegion credits;
   private SendTarget target;
 
+  /** Connects the two sides and prepares the memory (once per fork). */
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     opcode = WorkRequestOpcode.valueOf(op.equals("WRITE") ? "RDMA_WRITE"
@@ -106,8 +107,8 @@ public class VerbsBandwidthBenchmark {
     window = Math.min(16_000, Math.max(8 * depth, 1024));
     boolean send = opcode == WorkRequestOpcode.SEND;
     target = send ? new SendTarget(qps, window, size) : null;
-    pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window + 8 : 1, Math.max(1, depth),
-        target);
+    pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window + 8 : 1,
+        Math.max(1, depth), target);
     qp = pair.clientQps;
     outstanding = new int[qps];
     posted = new long[qps];
@@ -126,11 +127,12 @@ public class VerbsBandwidthBenchmark {
     }
   }
 
-  /** The outstanding Reads used for {@code depth} at {@code size} (see {@link #READ_OCTETS_CAP}). */
+  /** Outstanding Reads used for {@code depth} at {@code size} (see {@link #READ_OCTETS_CAP}). */
   static int readDepth(int depth, int size) {
     return Math.max(1, Math.min(depth, READ_OCTETS_CAP / size));
   }
 
+  /** One operation (see the class description). */
   @Benchmark
   public void message() throws InterruptedException {
     int i = next;
@@ -196,6 +198,7 @@ public class VerbsBandwidthBenchmark {
     }
   }
 
+  /** Waits (bounded) until everything posted has completed, so no work spills over. */
   @TearDown(Level.Iteration)
   public void drain() throws InterruptedException {
     for (int i = 0; i < qp.length; i++) {
@@ -205,6 +208,7 @@ public class VerbsBandwidthBenchmark {
     }
   }
 
+  /** Closes everything and releases every buffer. */
   @TearDown(Level.Trial)
   public void tearDown() {
     if (pair != null) {

@@ -80,6 +80,7 @@ public class VerbsLatencyBenchmark {
   private volatile boolean stop;
   private volatile Throwable pollerFailure;
 
+  /** Connects the two sides and prepares the memory (once per fork). */
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     if (size < 8) {
@@ -105,6 +106,7 @@ public class VerbsLatencyBenchmark {
     }
   }
 
+  /** One operation (see the class description). */
   @Benchmark
   public long roundTrip() throws InterruptedException {
     long s = ++seq;
@@ -160,6 +162,7 @@ public class VerbsLatencyBenchmark {
     poller.start();
   }
 
+  /** Closes everything and releases every buffer. */
   @TearDown(Level.Trial)
   public void tearDown() throws InterruptedException {
     stop = true;
