@@ -540,8 +540,11 @@ def publish(args, groups, rounds, env, idle, failures, leaks, outdir):
     print("wrote %s and %s" % (json_path, md_path))
     if (args.mode == "full" and not args.no_doc) or args.write_doc:
         svg_path = os.path.join(ROOT, "docs/benchmarks-bandwidth.svg")
-        svg(summary, svg_path, "%s, %s, mode %s%s" % (env["date"], env["cpu"].get("Model name", ""),
-                                                      args.mode, ", " + args.label if args.label else ""))
+        # The plot carries only the label's headline (up to its first colon); the doc has the rest.
+        headline = env["label"].split(":")[0].strip() if env["label"] else ""
+        svg(summary, svg_path, "%s, %s, %s vCPUs, mode %s%s" % (
+            env["date"], env["cpu"].get("Model name", ""), env["cpu"].get("CPU(s)", "?"), args.mode,
+            ", " + headline if headline else ""))
         write_doc(os.path.join(ROOT, "docs/benchmarks.md"), md)
         print("updated docs/benchmarks.md and %s" % svg_path)
     print(md)
