@@ -227,6 +227,7 @@ public class VerbsBandwidthBenchmark {
     private final long[] credited;
     private final int[] creditsInFlight;
     private final long[] creditsSent;
+    private final boolean[] skipped;
     private final WorkCompletion[] wc = VerbsPair.completions(256);
     private final RecvWorkRequest recv = new RecvWorkRequest(1);
     private final SendWorkRequest creditWr = new SendWorkRequest(1);
@@ -243,6 +244,7 @@ public class VerbsBandwidthBenchmark {
       credited = new long[n];
       creditsInFlight = new int[n];
       creditsSent = new long[n];
+      skipped = new boolean[n];
     }
 
     /** Posts the first window of receives on every queue pair and arms the listener. */
@@ -304,22 +306,38 @@ public class VerbsBandwidthBenchmark {
         }
         if (c.opcode() == WcOpcode.RDMA_WRITE) {
           creditsInFlight[i]--;
+          // A credit skipped while every slot was busy goes out now, so a sender that used up
+          // its window always hears about the receives reposted since.
+          if (skipped[i]) {
+            skipped[i] = false;
+            credit(i, 1);
+          }
           continue;
         }
         qps[i].postRecv(recv.reset().wrId(i).addSge(buffer, 0, size));
         received[i]++;
-        if (received[i] - credited[i] >= window / 4 && creditsInFlight[i] < CREDIT_SLOTS) {
-          // Each credit Write in flight has a slot of its own: the framer computes the CRC over
-          // the slot's octets and the socket reads them later, so they must not change between.
-          long slot = 8L * (i * CREDIT_SLOTS + creditsSent[i]++ % CREDIT_SLOTS);
-          creditSource.putLong(slot, received[i]);
-          qps[i].postSend(creditWr.reset().wrId(i).opcode(WorkRequestOpcode.RDMA_WRITE)
-              .flags(SendFlags.SIGNALED).addSge(creditSource, slot, 8)
-              .remote(creditTarget.stag(), creditTarget.address() + 8L * i));
-          creditsInFlight[i]++;
-          credited[i] = received[i];
-        }
+        credit(i, window / 4);
       }
+    }
+
+    /** Returns credits on queue pair {@code i} once {@code threshold} receives are uncredited. */
+    private void credit(int i, int threshold) {
+      if (received[i] - credited[i] < threshold) {
+        return;
+      }
+      if (creditsInFlight[i] == CREDIT_SLOTS) {
+        skipped[i] = true;
+        return;
+      }
+      // Each credit Write in flight has a slot of its own: the framer computes the CRC over
+      // the slot's octets and the socket reads them later, so they must not change between.
+      long slot = 8L * (i * CREDIT_SLOTS + creditsSent[i]++ % CREDIT_SLOTS);
+      creditSource.putLong(slot, received[i]);
+      qps[i].postSend(creditWr.reset().wrId(i).opcode(WorkRequestOpcode.RDMA_WRITE)
+          .flags(SendFlags.SIGNALED).addSge(creditSource, slot, 8)
+          .remote(creditTarget.stag(), creditTarget.address() + 8L * i));
+      creditsInFlight[i]++;
+      credited[i] = received[i];
     }
   }
 }
