@@ -25,9 +25,12 @@ public final class Main {
       case "iwarp-ping" -> io.iwarp4j.tools.ping.IwarpPing.main(rest);
       case "iwarp-perf", "perf" -> System.exit(
           io.iwarp4j.tools.perf.IwarpPerf.run(rest, System.out, System.err));
+      case "idle-qp-memory" -> demo("idle-qp-memory",
+          () -> io.iwarp4j.benchmarks.suite.IdleQpMemory.run(rest));
       default -> {
-        System.err.println("usage: java -jar iwarp4j-benchmarks.jar"
-            + " [loopback|loopback-mpa|jmh [JMH options]|iwarp-perf <test> [options]]");
+        System.err.println("usage: java -jar iwarp4j-benchmarks.jar [loopback|loopback-mpa"
+            + "|jmh [JMH options]|iwarp-perf <test> [options]|iwarp-ping [options]"
+            + "|idle-qp-memory [connections]]");
         System.exit(2);
       }
     }
