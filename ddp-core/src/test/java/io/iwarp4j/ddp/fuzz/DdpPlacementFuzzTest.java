@@ -67,7 +67,7 @@ class DdpPlacementFuzzTest {
         byte[] u = data.bytes(data.intIn(0, 2 * SIZE + 64));
         if (u.length >= 14 && (u[0] & 0x80) != 0) {
           int pick = selector & 7;
-          if (pick != 0) {
+          if (pick != 0 && pick <= f.stags.length) {
             putInt(u, 2, f.stags[pick - 1]);
           }
           if ((selector & 8) != 0) {
