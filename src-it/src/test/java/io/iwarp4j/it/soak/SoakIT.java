@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Soak: 32 queue pairs between two devices over TCP on 127.0.0.1 run rounds of random RDMA
  * Writes, RDMA Reads and Sends (random lengths up to {@value #SLOT} octets, fresh random octets
- * every round) for {@code -Dsoak.seconds} (default {@value #DEFAULT_SECONDS}). Every payload is
+ * every round) for {@code -Dsoak.seconds} (default {@value #DEFAULT_SECONDS}, {@value #CI_SECONDS} when the
+ * {@code CI} environment variable is set). Every payload is
  * verified by CRC32C against its source; every work request must complete with SUCCESS. Heap
  * (after a GC) and direct memory (JDK direct buffers plus Netty's pooled direct arenas) are
  * sampled every {@value #SAMPLE_MILLIS} ms: after the first third (warm-up), no sample may
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Test;
  */
 class SoakIT {
   private static final int DEFAULT_SECONDS = 15;
+  private static final int CI_SECONDS = 60;
   private static final int QPS = 32;
   private static final int OPS = 16;
   private static final int SLOT = 4096;
@@ -62,7 +64,8 @@ class SoakIT {
 
   @Test
   void thirtyTwoQueuePairsOfRandomOperationsStayCorrectAndFlat() throws Exception {
-    long seconds = Long.getLong("soak.seconds", DEFAULT_SECONDS);
+    long seconds = Long.getLong("soak.seconds", System.getenv("CI") != null ? CI_SECONDS
+        : DEFAULT_SECONDS);
     long seed = Long.getLong("soak.seed", System.nanoTime());
     System.out.println("SoakIT seconds=" + seconds + " seed=" + seed + " (-Dsoak.seed to repeat)");
     SplittableRandom rnd = new SplittableRandom(seed);
