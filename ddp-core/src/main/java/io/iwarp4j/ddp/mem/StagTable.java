@@ -14,9 +14,11 @@ import java.util.random.RandomGenerator;
  *
  * <p><b>STag format.</b> {@code STag = index << 8 | key}: a 24-bit slot index and an 8-bit key,
  * compared in full. Index 0 is never handed out, so STags {@code 0x000000xx} are never valid.
- * The first key of a slot is random; each later registration in the slot takes the previous
- * key plus one (mod 256, as verbs' {@code ib_inc_rkey} does), so an STag that names a slot's
- * earlier region is refused for the next 255 registrations of that slot. Fresh slots are used
+ * The first key of a slot is random, and so is the slot's odd key step (also secret); each later
+ * registration in the slot takes the previous key plus that step (mod 256). An odd step visits
+ * all 256 keys before repeating, so an STag that names a slot's earlier region is refused for
+ * the next 255 registrations of that slot, and unlike verbs' {@code ib_inc_rkey} (plus one) the
+ * next key cannot be guessed from one stale STag (1 in 128). Fresh slots are used
  * before freed ones, and freed slots are reused oldest first, so a slot comes back as late as
  * possible. Invalidation (local, remote or by deregistration) removes the region from its slot
  * at once; the slot stays reserved until the region is closed.
@@ -45,6 +47,7 @@ public final class StagTable {
   private final Object lock = new Object();
   private final RandomGenerator keySource;
   private final byte[] lastKey;
+  private final byte[] keyStep;
   private int nextFresh = 1;
   private int[] freeRing = new int[16];
   private int freeHead;
@@ -88,6 +91,7 @@ public final class StagTable {
     this.capacity = capacity;
     this.slots = new AtomicReferenceArray<>(capacity + 1);
     this.lastKey = new byte[capacity + 1];
+    this.keyStep = new byte[capacity + 1];
     this.keySource = keySource;
     this.drainTimeoutNanos = drainTimeout.toNanos();
   }
@@ -262,11 +266,12 @@ public final class StagTable {
       if (nextFresh <= capacity) {
         index = nextFresh++;
         key = keySource.nextInt(256);
+        keyStep[index] = (byte) (keySource.nextInt(128) << 1 | 1);
       } else if (freeCount > 0) {
         index = freeRing[freeHead];
         freeHead = (freeHead + 1) % freeRing.length;
         freeCount--;
-        key = (lastKey[index] + 1) & 0xFF;
+        key = (lastKey[index] + keyStep[index]) & 0xFF;
       } else {
         throw new IllegalStateException("STag table full: " + registered
             + " memory regions registered, capacity " + capacity + "; deregister some or use a larger table");
