@@ -125,7 +125,22 @@ def gkey(g, m):
     return g["kind"] + ":" + key(m)
 
 
+LOCK_WAIT_S = 900
+
+
 def run_fork(args, m, jmh):
+    """One JMH fork; waits (bounded) while another JMH run on this machine holds JMH's lock."""
+    waited = 0
+    while True:
+        res = run_fork_once(args, m, jmh)
+        if "Unable to acquire the JMH lock" not in res.get("log", "") or waited >= LOCK_WAIT_S:
+            return res
+        print("  another JMH run holds /tmp/jmh.lock; waiting", flush=True)
+        time.sleep(10)
+        waited += 10
+
+
+def run_fork_once(args, m, jmh):
     """One JMH fork of one configuration; returns the parsed result or an error text."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
