@@ -119,7 +119,28 @@ def key(m):
     return m["class"] + "(" + ",".join("%s=%s" % kv for kv in sorted(m["params"].items())) + ")"
 
 
+def gkey(g, m):
+    # A configuration may serve in two groups (the many-QP group's 1-QP reference is also a
+    # bandwidth row); each group uses the fork that ran beside its own baseline.
+    return g["kind"] + ":" + key(m)
+
+
+LOCK_WAIT_S = 900
+
+
 def run_fork(args, m, jmh):
+    """One JMH fork; waits (bounded) while another JMH run on this machine holds JMH's lock."""
+    waited = 0
+    while True:
+        res = run_fork_once(args, m, jmh)
+        if "Unable to acquire the JMH lock" not in res.get("log", "") or waited >= LOCK_WAIT_S:
+            return res
+        print("  another JMH run holds /tmp/jmh.lock; waiting", flush=True)
+        time.sleep(10)
+        waited += 10
+
+
+def run_fork_once(args, m, jmh):
     """One JMH fork of one configuration; returns the parsed result or an error text."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
@@ -212,7 +233,7 @@ def summarize(groups, rounds):
     for g in groups:
         base = g["members"][0]
         for m in g["members"]:
-            runs = [r[key(m)] for r in rounds if key(m) in r]
+            runs = [r[gkey(g, m)] for r in rounds if gkey(g, m) in r]
             ok = [x for x in runs if "error" not in x]
             row = {"kind": g["kind"], "role": m["role"], "class": m["class"], "params": m["params"],
                    "baseline": key(base), "runs": len(runs), "failed": len(runs) - len(ok)}
@@ -225,9 +246,9 @@ def summarize(groups, rounds):
             if m is not base:
                 ratios = {}
                 for f in ("score", "p50", "p99", "p999"):
-                    per = [r[key(m)][f] / r[key(base)][f] for r in rounds
-                           if key(m) in r and key(base) in r
-                           and r[key(m)].get(f) and r[key(base)].get(f)]
+                    km, kb = gkey(g, m), gkey(g, base)
+                    per = [r[km][f] / r[kb][f] for r in rounds
+                           if km in r and kb in r and r[km].get(f) and r[kb].get(f)]
                     if per:
                         ratios[f] = {"median": statistics.median(per), "min": min(per),
                                      "max": max(per), "n": len(per)}
@@ -507,7 +528,7 @@ def main():
             members = g["members"] if rnd % 2 == 0 else list(reversed(g["members"]))
             for m in members:
                 res = run_fork(args, m, args.jmh)
-                got[key(m)] = res
+                got[gkey(g, m)] = res
                 done += 1
                 if "error" in res:
                     failures.append((key(m), res["error"] + (" — " + res["log"].splitlines()[0]
