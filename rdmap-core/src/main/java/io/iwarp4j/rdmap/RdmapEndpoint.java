@@ -472,7 +472,9 @@ public final class RdmapEndpoint {
       long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
       long resultTo) {
     checkIssue("atomic");
-    check7306("Atomic " + op);
+    if (!rfc7306) {
+      check7306("Atomic " + op); // the message is built only when it is thrown: no allocation
+    }
     Objects.requireNonNull(op, "op");
     if (!reads.canIssue()) {
       throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads and Atomics are"

@@ -168,7 +168,7 @@ class RdmapAllocationTest {
   }
 
   @Test
-  void writesSendsReadsAndPostsAllocateNothingPerOperation() throws Throwable {
+  void writesSendsReadsAtomicsImmediatesAndPostsAllocateNothingPerOperation() throws Throwable {
     java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
     assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
@@ -211,7 +211,7 @@ class RdmapAllocationTest {
     End a = null;
     End b = null;
     try (MemoryRegion ra = pdA.register(memA, Regions.ALL);
-        MemoryRegion rb = pdB.register(memB, Regions.ALL)) {
+        MemoryRegion rb = pdB.register(memB, Regions.ALL | io.iwarp4j.ddp.mem.AccessFlags.REMOTE_ATOMIC)) {
       byte[] pattern = new byte[4 * SIZE];
       new SplittableRandom(seed).nextBytes(pattern);
       memA.setBytes(0, pattern);
@@ -251,19 +251,27 @@ class RdmapAllocationTest {
         a.endpoint.send(round, RdmapOpcode.SEND, 0, onePiece);
         a.endpoint.read(round, ra.stag(), ra.baseTo() + 2 * SIZE, SIZE, rb.stag(),
             rb.baseTo() + SIZE);
+        // RFC 7306: a FetchAdd on memB[0, 8) (its original to memA[3 SIZE]) and Immediate Data,
+        // which consumes a second receive without filling it.
+        b.endpoint.postReceive(round, receive, 2);
+        a.endpoint.atomic(round, AtomicOpcode.FETCH_ADD, rb.stag(), rb.baseTo(), 1, 0, 0, 0,
+            ra.stag(), ra.baseTo() + 3 * SIZE);
+        a.endpoint.immediate(round, round % 2 == 0, round);
         a.endpoint.flush();
         shuttle(a, b);
       }
       System.out.println("RdmapAllocationTest: octets allocated per window of " + WINDOW
           + " rounds: " + windows);
       long total = round;
-      assertEquals(2 * total, a.events.sendCompletions);
-      assertEquals(total, a.events.readCompletions);
-      assertEquals(total * SIZE, b.events.received);
+      assertEquals(3 * total, a.events.sendCompletions);
+      assertEquals(2 * total, a.events.readCompletions);
+      assertEquals(total * (SIZE + Long.BYTES), b.events.received);
+      assertEquals(total, rb.getLong(0), "one FetchAdd(+1) per round");
+      assertEquals(total - 1, ra.getLong(3 * SIZE), "the last original value");
       assertEquals(0, a.events.ends + b.events.ends);
       // Allocating per operation, no window could get below 16 octets x 4 000 operations.
-      assertTrue(quietest < QUIET, "no window of " + WINDOW + " rounds (a Write, a Send, a Read"
-          + " and a receive post each, 8 segments each way) allocated less than " + QUIET
+      assertTrue(quietest < QUIET, "no window of " + WINDOW + " rounds (a Write, a Send, a Read, a FetchAdd, an Immediate"
+          + " Data and two receive posts each, 8 segments each way) allocated less than " + QUIET
           + " octets: " + windows);
       byte[] expectedWrite = new byte[SIZE];
       System.arraycopy(pattern, 0, expectedWrite, 0, SIZE);
