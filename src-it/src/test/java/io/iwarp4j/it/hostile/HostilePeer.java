@@ -134,6 +134,16 @@ final class HostilePeer implements AutoCloseable {
     }
   }
 
+  /** Makes {@link #close()} send a TCP RST instead of a FIN (SO_LINGER 0). */
+  void resetOnClose() throws IOException {
+    socket.setSoLinger(true, 0);
+  }
+
+  /** Half-closes: sends a FIN, keeps reading. */
+  void shutdownOutput() throws IOException {
+    socket.shutdownOutput();
+  }
+
   @Override
   public void close() throws IOException {
     socket.close();
