@@ -197,4 +197,79 @@ class HostileFaultIT {
       }
     }
   }
+
+  /**
+   * The peer stops reading: the device's RDMA Writes stall with at most the SQ depth pending
+   * ({@code postSend} beyond it throws {@link io.iwarp4j.verbs.WorkQueueFullException}, nothing
+   * queues without bound), then all complete SUCCESS once the peer reads again.
+   */
+  @Test
+  void peerThatStopsReadingStallsTheSendQueueThenResumes() throws Exception {
+    int depth = 4;
+    int chunk = 256 * 1024;
+    MemoryRegion src = pd.allocate(chunk, AccessFlags.LOCAL_WRITE);
+    for (int round = 0; round < REPEAT; round++) {
+      HostilePeer peer = new HostilePeer(listener.localAddress());
+      peer.sendRequest();
+      ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
+      assertNotNull(request, "no connect request");
+      QueuePair qp = device.createQueuePair(pd,
+          QueuePairConfig.builder(cq, cq).maxSendWr(depth).maxRecvWr(1).build());
+      request.accept(qp, AcceptParams.builder().eventListener(events::add).build());
+      peer.readReply();
+      peer.sendFpdu(tagged(TAGGED_LAST, rdmap(0), target.stag(), target.address(),
+          new byte[0]));
+      ConnectionEvent est = events.poll(T, TimeUnit.SECONDS);
+      assertNotNull(est, "not established");
+      WorkCompletion[] out = {new WorkCompletion()};
+      int posted = 0;
+      int completed = 0;
+      boolean full = false;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(T);
+      while (!full) {
+        assertTrue(System.nanoTime() < deadline, "the send queue never filled: " + posted
+            + " posted, " + completed + " completed");
+        try {
+          qp.postSend(new io.iwarp4j.verbs.SendWorkRequest(1).wrId(posted)
+              .opcode(io.iwarp4j.verbs.WorkRequestOpcode.RDMA_WRITE)
+              .flags(io.iwarp4j.verbs.SendFlags.SIGNALED).remote(0x4242_4200, 0)
+              .addSge(src, 0, chunk));
+          posted++;
+        } catch (io.iwarp4j.verbs.WorkQueueFullException e) {
+          // Stalled only if nothing completes for a while: the peer's window is closed.
+          int n = cq.await(out, 300, TimeUnit.MILLISECONDS);
+          if (n == 0) {
+            full = true;
+          } else {
+            assertEquals(WcStatus.SUCCESS, out[0].status(), out[0].toString());
+            completed++;
+          }
+        }
+      }
+      int pending = posted - completed;
+      assertTrue(pending >= 1 && pending <= depth,
+          pending + " pending work requests, not bounded by the SQ depth " + depth);
+      // The peer reads again: every pending Write completes.
+      Thread reader = new Thread(() -> {
+        try {
+          while (peer.readFpdu() != null) {
+            // discard
+          }
+        } catch (IOException closed) {
+          // the test closed the socket
+        }
+      }, "hostile-reader");
+      reader.setDaemon(true);
+      reader.start();
+      while (completed < posted) {
+        assertEquals(1, cq.await(out, T, TimeUnit.SECONDS), "no completion after resuming");
+        assertEquals(WcStatus.SUCCESS, out[0].status(), out[0].toString());
+        completed++;
+      }
+      peer.close();
+      reader.join(TimeUnit.SECONDS.toMillis(T));
+      assertFalse(reader.isAlive(), "reader still blocked");
+      assertDisconnectedAndFlushed(0);
+    }
+  }
 }
