@@ -351,7 +351,14 @@ class AtomicsIT {
     }
   }
 
+  /**
+   * By default 100 lock rounds per (thread, queue pair): 6 400 increments, each a serialised
+   * critical section of three round trips, in well under a minute. The issue's full load of
+   * 10 000 per (thread, queue pair), 640 000 increments, runs with
+   * {@code -Datomics.lockRounds=10000} (the bounds below grow with it).
+   */
   @Test
+  @Timeout(value = 7200)
   void aCmpSwapSpinLockProtectsANonAtomicCounter() throws Exception {
     connect(QPS, 64);
     // Offset 0: the lock word (0 free, 1 held). Offset 8: the counter, updated by Read + Write.
@@ -373,7 +380,7 @@ class AtomicsIT {
     }
     threads.forEach(Thread::start);
     for (Thread th : threads) {
-      th.join(TimeUnit.SECONDS.toMillis(240));
+      th.join(TimeUnit.SECONDS.toMillis(Math.max(240, LOCK_ROUNDS / 2)));
       assertTrue(!th.isAlive(), th.getName() + " did not finish");
     }
     assertEquals(null, failure.get());
