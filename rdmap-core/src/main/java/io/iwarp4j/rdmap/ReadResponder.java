@@ -74,11 +74,6 @@ final class ReadResponder {
     return (int) (tail - head);
   }
 
-  /** Whether a new request would exceed the IRD. */
-  boolean full() {
-    return tail - head >= ird;
-  }
-
   /** Why the last {@link #respond} returned false. */
   RdmapError error() {
     return error;
@@ -151,7 +146,7 @@ final class ReadResponder {
   /**
    * Counts an answered Atomic Request against the IRD (RFC 7306 §5.2: Atomic and Read Requests
    * share it) until the transport took its Atomic Response, transmit message {@code txSeq}. The
-   * caller checked {@link #full()}.
+   * caller checked the IRD (RdmapEndpoint counts answered and waiting requests).
    */
   void trackAtomicResponse(long txSeq) {
     add(null, txSeq);

@@ -107,7 +107,7 @@ public class VerbsBandwidthBenchmark {
     window = Math.min(16_000, Math.max(8 * depth, 1024));
     boolean send = opcode == WorkRequestOpcode.SEND;
     target = send ? new SendTarget(qps, window, size) : null;
-    pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window + 8 : 1,
+    pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window : 1,
         Math.max(1, depth), target);
     qp = pair.clientQps;
     outstanding = new int[qps];
@@ -277,8 +277,6 @@ public class VerbsBandwidthBenchmark {
       }
     }
 
-    // A completed receive frees its slot only after its completion is queued, so the receive
-    // queue holds a few more than the window this listener keeps posted.
     private void drain(CompletionQueue cq) {
       for (;;) {
         int n;

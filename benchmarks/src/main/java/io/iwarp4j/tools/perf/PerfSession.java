@@ -49,11 +49,6 @@ final class PerfSession implements AutoCloseable {
   private static final int PAGE_SIZE = 4096;
   private static final int CACHE_LINE = 64;
   private static final int CONNECT_RETRIES = 10;
-  /**
-   * Receive slots beyond the RX depth: a receive's slot is freed just after its completion is
-   * visible, so reposting at once from another thread may find the queue full for a moment.
-   */
-  private static final int RECV_SLACK = 64;
 
   final PerfOptions opts;
   final PrintStream out;
@@ -136,7 +131,7 @@ final class PerfSession implements AutoCloseable {
     for (int i = 0; i < qps.length; i++) {
       QueuePairConfig.Builder b = QueuePairConfig.builder(sendCq, recvCq)
           .maxSendWr(opts.txDepth() + DataQueues.CREDIT_WRS)
-          .maxRecvWr(opts.rxDepth() + RECV_SLACK).maxSendSge(1).maxRecvSge(1);
+          .maxRecvWr(opts.rxDepth()).maxSendSge(1).maxRecvSge(1);
       if (opts.mode().usesReads()) {
         b.ird(opts.outReads()).ord(opts.outReads());
       }
