@@ -77,7 +77,7 @@ public final class RdmapCounters {
   public static int terminateSlot(int layer, int errorType, int errorCode) {
     int code = errorCode == 0xFF ? TERMINATE_CODES - 1 : errorCode;
     if (layer < 0 || layer >= TERMINATE_LAYERS || errorType < 0 || errorType >= TERMINATE_TYPES
-        || code < 0 || code >= TERMINATE_CODES) {
+        || code < 0 || code >= TERMINATE_CODES || errorCode == TERMINATE_CODES - 1) {
       return TERMINATE_SLOTS - 1;
     }
     return (layer * TERMINATE_TYPES + errorType) * TERMINATE_CODES + code;

@@ -1,5 +1,6 @@
 package io.iwarp4j.verbs;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,29 +24,39 @@ final class LifecycleLog {
 
   /** An initiator starts a connection attempt. */
   static void connect(String device, int qp, SocketAddress peer) {
-    log.info("event=connect device={} qp={} peer={}", device, qp, peer);
+    log.info("event=connect device={} qp={} peer={}", device, qp, address(peer));
   }
 
   /** A responder accepts an MPA Request with {@code qp}. */
   static void accept(int qp, SocketAddress peer) {
-    log.info("event=accept qp={} peer={}", qp, peer);
+    log.info("event=accept qp={} peer={}", qp, address(peer));
   }
 
   /** A responder rejects an MPA Request. */
   static void reject(SocketAddress peer, int privateDataLength) {
-    log.warn("event=reject side=local qp=- peer={} privateData={}", peer, privateDataLength);
+    log.warn("event=reject side=local qp=- peer={} privateData={}", address(peer),
+        privateDataLength);
+  }
+
+  /** {@code 127.0.0.1:4791}: the numeric address and port, without a host name. */
+  static String address(SocketAddress a) {
+    if (a instanceof InetSocketAddress i && i.getAddress() != null) {
+      String host = i.getAddress().getHostAddress();
+      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
+    }
+    return String.valueOf(a);
   }
 
   /** A connection event as it is reported to the application. */
   static void event(ConnectionEvent e) {
     int qp = e.queuePair() != null ? e.queuePair().number() : -1;
-    SocketAddress peer = e.remoteAddress();
+    String peer = address(e.remoteAddress());
     switch (e.type()) {
       case ESTABLISHED -> {
         if (log.isInfoEnabled()) {
           RdmaConnection c = e.connection();
           log.info("event=established qp={} peer={} local={} role={} ird={} ord={}", qp, peer,
-              c != null ? c.localAddress() : null,
+              c != null ? address(c.localAddress()) : null,
               c != null && c.isInitiator() ? "initiator" : "responder",
               c != null ? c.ird() : -1, c != null ? c.ord() : -1);
         }

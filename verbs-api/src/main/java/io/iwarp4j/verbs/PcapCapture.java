@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * Wireshark's TCP reassembly and its heuristic MPA dissector accept. The writer closes the file
  * when the channel closes. A file that cannot be opened is logged and the connection runs
  * uncaptured.
+ * Behind the writer, a {@link PcapFlushCoalescer} turns each flush into one segment.
  */
 final class PcapCapture extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(PcapCapture.class);
@@ -54,6 +55,7 @@ final class PcapCapture extends ChannelInboundHandlerAdapter {
       ctx.pipeline().addAfter(ctx.name(), "pcap-writer", PcapWriteHandler.builder()
           .forceTcpChannel(local, remote, ctx.channel().parent() != null)
           .build(out));
+      ctx.pipeline().addAfter("pcap-writer", PcapFlushCoalescer.NAME, new PcapFlushCoalescer());
       log.info("pcap capture started: file={} local={} peer={}", file, local, remote);
     } catch (IOException | RuntimeException e) {
       log.warn("pcap capture not possible: file={} peer={} cause={}", file, remote, e.toString());
