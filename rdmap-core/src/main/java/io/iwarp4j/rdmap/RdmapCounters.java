@@ -44,10 +44,13 @@ public final class RdmapCounters {
   public static final int ERROR_EVENTS = ERROR_COMPLETIONS + 1;
   /** Layers a Terminate table distinguishes: 0 RDMAP, 1 DDP, 2 LLP (MPA). */
   public static final int TERMINATE_LAYERS = 3;
-  /** Error Types per layer a Terminate table distinguishes (0-3). */
-  public static final int TERMINATE_TYPES = 4;
-  /** Error Codes per layer and type a Terminate table distinguishes: 0x00-0x0F and 0xFF. */
-  public static final int TERMINATE_CODES = 17;
+  /** Error Types per layer a Terminate table distinguishes (0-2, as RFC 5040 §4.8 defines). */
+  public static final int TERMINATE_TYPES = 3;
+  /**
+   * Error Codes per layer and type a Terminate table distinguishes: 0x00-0x09 (every code RFC
+   * 5040, RFC 5041, RFC 5044 and RFC 6581 define, but 0xFF) and 0xFF (the last one).
+   */
+  public static final int TERMINATE_CODES = 11;
   /**
    * Slots of one Terminate table: every layer/type/code combination above, plus one last slot
    * for any other triple (a peer's code outside RFC 5040's code space).

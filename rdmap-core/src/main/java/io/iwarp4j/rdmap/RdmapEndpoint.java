@@ -144,8 +144,8 @@ public final class RdmapEndpoint {
   /** Transmit messages below this were released by the transport, sent or dropped. */
   private long taken;
 
-  /** Where this stream counts its traffic and errors (see {@link #countInto}). */
-  private RdmapCounters counters = new RdmapCounters();
+  /** Where this stream counts its traffic and errors. */
+  private final RdmapCounters counters;
 
   private int state = OPEN;
   /** Why the stream ended, for exception messages; null while not ended. */
@@ -196,6 +196,30 @@ public final class RdmapEndpoint {
    */
   public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
       int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306) {
+    this(stream, listener, ird, ord, maxReceiveBuffers, maxReceivePieces, rfc7306,
+        new RdmapCounters());
+  }
+
+  /**
+   * Like {@link #RdmapEndpoint(DdpStream, RdmapEndpointListener, int, int, int, int, boolean)},
+   * counting the stream's traffic and errors into {@code counters} (a queue pair's, which outlive
+   * the stream).
+   *
+   * @param stream the DDP stream, not yet started, with no queue enabled
+   * @param listener the owner's callbacks
+   * @param ird inbound Read and Atomic Request queue depth (negotiated)
+   * @param ord outbound Read and Atomic depth (negotiated)
+   * @param maxReceiveBuffers how many receive buffers may be posted at once
+   * @param maxReceivePieces the most scatter pieces one receive buffer may have
+   * @param rfc7306 whether the RFC 7306 extensions are enabled
+   * @param counters where to count, written on this stream's event loop only
+   * @throws IllegalArgumentException for a negative IRD or ORD or non-positive receive sizes
+   * @throws IllegalStateException off the event loop, or when the stream is started or has a
+   *     queue enabled already
+   */
+  public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
+      int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306, RdmapCounters counters) {
+    this.counters = Objects.requireNonNull(counters, "counters");
     this.stream = Objects.requireNonNull(stream, "stream");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.channel = stream.channel();
@@ -244,20 +268,9 @@ public final class RdmapEndpoint {
   // ---- set-up and state ----
 
   /**
-   * Counts this stream's traffic and errors into {@code target} (a queue pair's counters, which
-   * outlive the stream) instead of the endpoint's own. Call before {@link #start()}.
-   *
-   * @param target the counters, written on this stream's event loop only
-   */
-  public void countInto(RdmapCounters target) {
-    checkInEventLoop("countInto");
-    counters = Objects.requireNonNull(target, "target");
-  }
-
-  /**
    * The counters this stream counts into.
    *
-   * @return the counters (see {@link #countInto})
+   * @return the counters given to the constructor, or the endpoint's own
    */
   public RdmapCounters counters() {
     return counters;

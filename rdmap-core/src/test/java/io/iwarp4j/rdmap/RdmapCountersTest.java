@@ -51,10 +51,8 @@ class RdmapCountersTest {
   @Test
   void everyMessageTypeIsCountedOnBothEnds() {
     p = new EndpointPair(1);
-    RdmapCounters a = new RdmapCounters();
-    RdmapCounters b = new RdmapCounters();
-    p.a.endpoint.countInto(a);
-    p.b.endpoint.countInto(b);
+    RdmapCounters a = p.a.endpoint.counters();
+    RdmapCounters b = p.b.endpoint.counters();
     MemoryRegion ra = mem.allocate(p.a.pd, 4096, ALL);
     MemoryRegion rb = mem.allocate(p.b.pd, 4096, ALL);
     p.b.endpoint.postReceive(1, mem.scatter(rb, 2048, 256, 1), 1);
@@ -113,10 +111,8 @@ class RdmapCountersTest {
   @Test
   void aTerminateIsCountedByCodeOnBothEnds() {
     p = new EndpointPair(2);
-    RdmapCounters a = new RdmapCounters();
-    RdmapCounters b = new RdmapCounters();
-    p.a.endpoint.countInto(a);
-    p.b.endpoint.countInto(b);
+    RdmapCounters a = p.a.endpoint.counters();
+    RdmapCounters b = p.b.endpoint.counters();
     MemoryRegion ra = mem.allocate(p.a.pd, 256, ALL);
     MemoryRegion rb = mem.allocate(p.b.pd, 256, ALL);
     p.start();
@@ -141,7 +137,7 @@ class RdmapCountersTest {
     Set<Integer> seen = new HashSet<>();
     for (int layer = 0; layer < RdmapCounters.TERMINATE_LAYERS; layer++) {
       for (int type = 0; type < RdmapCounters.TERMINATE_TYPES; type++) {
-        for (int code : new int[] {0, 1, 9, 0x0F, 0xFF}) {
+        for (int code : new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xFF}) {
           int slot = RdmapCounters.terminateSlot(layer, type, code);
           assertNotEquals(RdmapCounters.TERMINATE_SLOTS - 1, slot);
           assertEquals(true, seen.add(slot), layer + "/" + type + "/" + code);
@@ -150,8 +146,10 @@ class RdmapCountersTest {
     }
     int other = RdmapCounters.TERMINATE_SLOTS - 1;
     assertEquals(other, RdmapCounters.terminateSlot(3, 0, 0));
-    assertEquals(other, RdmapCounters.terminateSlot(0, 4, 0));
+    assertEquals(other, RdmapCounters.terminateSlot(0, 3, 0));
+    assertEquals(other, RdmapCounters.terminateSlot(0, 0, 0x0A));
     assertEquals(other, RdmapCounters.terminateSlot(0, 0, 0x10));
+    assertEquals(RdmapCounters.TERMINATE_SLOTS - 1, seen.size());
     assertEquals(other, RdmapCounters.terminateSlot(-1, 0, 0));
   }
 

@@ -25,7 +25,8 @@ import io.iwarp4j.rdmap.RdmapCounters;
  *       RDMAP header), 52 for an Atomic Request, 12 for an Atomic Response, 8 for Immediate
  *       Data; for a Terminate its header and the headers it echoes.</li>
  *   <li>Terminates sent and received by Layer, Error Type and Error Code (RFC 5040 §4.8): a table
- *       for layers 0-2, types 0-3 and codes 0x00-0x0F and 0xFF; any other triple is counted in
+ *       for layers 0-2, types 0-2 and codes 0x00-0x09 and 0xFF (every code the RFCs define);
+ *       any other triple is counted in
  *       {@link #otherTerminatesSent()} / {@link #otherTerminatesReceived()}.</li>
  *   <li>Flushed work requests (status {@link WcStatus#WR_FLUSH_ERR}), error completions (any
  *       other non-success status) and error events (ERROR connection events).</li>
@@ -138,8 +139,8 @@ public final class CountersSnapshot {
    * Terminates sent with this Layer, Error Type and Error Code.
    *
    * @param layer 0 RDMAP, 1 DDP, 2 LLP (MPA)
-   * @param errorType the Error Type, 0 to 3
-   * @param errorCode the Error Code, 0x00 to 0x0F or 0xFF
+   * @param errorType the Error Type, 0 to 2
+   * @param errorCode the Error Code, 0x00 to 0x09 or 0xFF
    * @return the count
    * @throws IllegalArgumentException for a triple outside the table (see
    *     {@link #otherTerminatesSent()})
@@ -152,8 +153,8 @@ public final class CountersSnapshot {
    * Terminates received with this Layer, Error Type and Error Code.
    *
    * @param layer 0 RDMAP, 1 DDP, 2 LLP (MPA)
-   * @param errorType the Error Type, 0 to 3
-   * @param errorCode the Error Code, 0x00 to 0x0F or 0xFF
+   * @param errorType the Error Type, 0 to 2
+   * @param errorCode the Error Code, 0x00 to 0x09 or 0xFF
    * @return the count
    * @throws IllegalArgumentException for a triple outside the table (see
    *     {@link #otherTerminatesReceived()})
@@ -221,7 +222,7 @@ public final class CountersSnapshot {
     if (slot == RdmapCounters.TERMINATE_SLOTS - 1) {
       throw new IllegalArgumentException("Terminate " + layer + "/" + errorType + "/0x"
           + Integer.toHexString(errorCode) + " is outside the counted table (layers 0-2, types"
-          + " 0-3, codes 0x00-0x0F and 0xFF); see otherTerminatesSent/Received");
+          + " 0-2, codes 0x00-0x09 and 0xFF); see otherTerminatesSent/Received");
     }
     return slot;
   }
