@@ -1,7 +1,9 @@
 package io.iwarp4j.example.kvstore;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * {@code client <host> <port> <command>...} with the commands {@code put <key> <value>},
@@ -24,23 +26,15 @@ public final class KvClientMain {
       usage("no command given");
     }
     InetSocketAddress server = new InetSocketAddress(args[0], port(args[1]));
+    List<String[]> commands = parse(Arrays.copyOfRange(args, 2, args.length));
     try (KvClient client = KvClient.connect(server)) {
-      for (int i = 2; i < args.length; i++) {
-        switch (args[i]) {
-          case "put" -> {
-            need(args, i, 2);
-            int slot = client.put(args[i + 1], args[i + 2]);
-            System.out.println("put " + args[i + 1] + " = " + args[i + 2] + " (slot " + slot + ")");
-            i += 2;
-          }
-          case "get" -> {
-            need(args, i, 1);
-            System.out.println("get " + args[i + 1] + " = "
-                + client.get(args[i + 1]).orElse("(not found)"));
-            i += 1;
-          }
-          case "incr" -> System.out.println("incr = " + client.increment());
-          default -> usage("unknown command '" + args[i] + "'");
+      for (String[] c : commands) {
+        switch (c[0]) {
+          case "put" -> System.out.println("put " + c[1] + " = " + c[2] + " (slot "
+              + client.put(c[1], c[2]) + ")");
+          case "get" -> System.out.println("get " + c[1] + " = "
+              + client.get(c[1]).orElse("(not found)"));
+          default -> System.out.println("incr = " + client.increment());
         }
       }
     } catch (KvStoreException | IllegalArgumentException e) {
@@ -49,19 +43,34 @@ public final class KvClientMain {
     }
   }
 
+  // Checked before connecting, so that a typo costs no connection.
+  private static List<String[]> parse(String[] words) {
+    List<String[]> commands = new ArrayList<>();
+    for (int i = 0; i < words.length; ) {
+      int operands = switch (words[i]) {
+        case "put" -> 2;
+        case "get" -> 1;
+        case "incr" -> 0;
+        default -> {
+          usage("unknown command '" + words[i] + "'");
+          yield 0;
+        }
+      };
+      if (i + operands >= words.length) {
+        usage(words[i] + " needs " + operands + " operand(s)");
+      }
+      commands.add(Arrays.copyOfRange(words, i, i + 1 + operands));
+      i += 1 + operands;
+    }
+    return commands;
+  }
+
   private static int port(String text) {
     try {
       return Integer.parseInt(text);
     } catch (NumberFormatException e) {
       usage("port '" + text + "' is not a number");
       return -1;
-    }
-  }
-
-  private static void need(String[] args, int command, int operands) {
-    if (command + operands >= args.length) {
-      usage(args[command] + " needs " + operands + " operand(s), got "
-          + Arrays.toString(Arrays.copyOfRange(args, command + 1, args.length)));
     }
   }
 

@@ -2,6 +2,7 @@ package io.iwarp4j.example.kvstore;
 
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
@@ -19,9 +20,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -30,9 +28,7 @@ import java.util.function.Consumer;
  * hears of each PUT through its Immediate Data, and passes it on as a {@link SlotChange}.
  */
 public final class KvServer implements AutoCloseable {
-  /** Connections accepted at once; more are rejected. */
-  static final int MAX_CLIENTS = 32;
-  // Each PUT's Immediate Data consumes one receive; the notifier thread posts it again.
+  // Each PUT's Immediate Data consumes one receive, posted again as its completion is taken.
   private static final int RECEIVES_PER_CLIENT = 64;
 
   private final RdmaDevice device;
@@ -40,20 +36,15 @@ public final class KvServer implements AutoCloseable {
   private final ByteBuffer store;
   private final MemoryRegion region;
   private final StoreLayout layout;
-  // Twice what the clients can have posted: room for a departed client's flushed receives.
-  private final CompletionQueue receives;
-  private final Map<Integer, QueuePair> clients = new ConcurrentHashMap<>();
   private final Consumer<SlotChange> onPut;
   private final RdmaListener listener;
-  private final Thread notifier;
-  private volatile boolean closing;
 
   /**
    * Opens a device, registers a region of {@code slots} slots and listens.
    *
    * @param address where to listen; port 0 picks a free one
    * @param slots how many keys the store can hold
-   * @param onPut told of every PUT, on the server's notifier thread
+   * @param onPut told of every PUT, on the client connection's event loop: it must not block
    * @return the running server
    * @throws IOException when the address cannot be bound
    */
@@ -68,7 +59,7 @@ public final class KvServer implements AutoCloseable {
    * @param config the device's configuration
    * @param address where to listen; port 0 picks a free one
    * @param slots how many keys the store can hold
-   * @param onPut told of every PUT, on the server's notifier thread
+   * @param onPut told of every PUT, on the client connection's event loop: it must not block
    * @return the running server
    * @throws IOException when the address cannot be bound
    */
@@ -98,10 +89,7 @@ public final class KvServer implements AutoCloseable {
     region = pd.register(store, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ
         | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
     layout = new StoreLayout(region.remote(), slots, ByteOrder.nativeOrder());
-    receives = device.createCompletionQueue(2 * MAX_CLIENTS * RECEIVES_PER_CLIENT);
     listener = device.listen(address, this::onConnectRequest);
-    notifier = new Thread(this::deliverNotifications, "kvstore-notifier");
-    notifier.start();
   }
 
   /**
@@ -124,16 +112,14 @@ public final class KvServer implements AutoCloseable {
 
   // Runs on an event loop: everything here returns at once.
   private void onConnectRequest(ConnectRequest request) {
-    if (clients.size() >= MAX_CLIENTS) {
-      request.reject("kvstore: too many clients".getBytes(StandardCharsets.US_ASCII));
-      return;
-    }
+    CompletionQueue cq;
     QueuePair qp;
     try {
-      qp = device.createQueuePair(pd, QueuePairConfig.builder(receives, receives)
+      cq = device.createCompletionQueue(RECEIVES_PER_CLIENT);
+      qp = device.createQueuePair(pd, QueuePairConfig.builder(cq, cq)
           .maxRecvWr(RECEIVES_PER_CLIENT).build());
-    } catch (IllegalStateException deviceClosedOrFull) {
-      request.reject("kvstore: no queue pair".getBytes(StandardCharsets.US_ASCII));
+    } catch (IllegalStateException | IllegalArgumentException noResources) {
+      request.reject(("kvstore: " + noResources.getMessage()).getBytes(StandardCharsets.UTF_8));
       return;
     }
     // Immediate Data places nothing, so the receives need no buffer.
@@ -141,55 +127,66 @@ public final class KvServer implements AutoCloseable {
     for (int i = 0; i < RECEIVES_PER_CLIENT; i++) {
       qp.postRecv(recv);
     }
-    clients.put(qp.number(), qp);
+    cq.listener(new PutNotifier(qp)).requestNotify(false);
     request.accept(qp, AcceptParams.builder().privateData(layout.toPrivateData()).build())
         .whenComplete((connection, failure) -> {
           if (failure != null) {
-            forget(qp);
+            forget(qp, cq);
           } else {
-            connection.closeFuture().whenComplete((ignored, error) -> forget(qp));
+            connection.closeFuture().whenComplete((ignored, error) -> forget(qp, cq));
           }
         });
   }
 
-  private void forget(QueuePair qp) {
-    clients.remove(qp.number());
+  private static void forget(QueuePair qp, CompletionQueue cq) {
     qp.close();
+    cq.close();
   }
 
-  // The notifier thread: one completion per PUT, in the order each client made them.
-  private void deliverNotifications() {
-    WorkCompletion[] batch = new WorkCompletion[16];
-    for (int i = 0; i < batch.length; i++) {
-      batch[i] = new WorkCompletion();
-    }
-    RecvWorkRequest again = new RecvWorkRequest(0);
-    while (!closing) {
-      int n;
-      try {
-        n = receives.await(batch, 200, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return;
+  /**
+   * Takes one connection's receive completions, on its event loop, as they are added: the
+   * receive is posted again before the event loop reads the client's next message, so a client
+   * never finds the receive queue empty however fast it PUTs.
+   */
+  private final class PutNotifier implements CompletionListener {
+    private final QueuePair qp;
+    private final WorkCompletion[] batch = new WorkCompletion[16];
+    private final RecvWorkRequest again = new RecvWorkRequest(0);
+
+    PutNotifier(QueuePair qp) {
+      this.qp = qp;
+      for (int i = 0; i < batch.length; i++) {
+        batch[i] = new WorkCompletion();
       }
-      for (int i = 0; i < n; i++) {
-        WorkCompletion wc = batch[i];
-        // Anything else is a receive flushed because its client left.
-        if (wc.isSuccess() && wc.opcode() == WcOpcode.RECV_IMMEDIATE_DATA) {
-          postAgain(wc.qpNumber(), again);
-          notifyPut(wc.immData());
+    }
+
+    @Override
+    public void onCompletion(CompletionQueue cq) {
+      drain(cq);
+      if (!cq.isClosed()) {
+        cq.requestNotify(false);
+        drain(cq); // one added between the drain and the arming
+      }
+    }
+
+    private void drain(CompletionQueue cq) {
+      for (int n; (n = cq.poll(batch)) > 0; ) {
+        for (int i = 0; i < n; i++) {
+          // Anything else is a receive flushed because the client left.
+          if (batch[i].isSuccess() && batch[i].opcode() == WcOpcode.RECV_IMMEDIATE_DATA) {
+            postAgain();
+            notifyPut(batch[i].immData());
+          }
         }
       }
     }
-  }
 
-  private void postAgain(int qpNumber, RecvWorkRequest recv) {
-    QueuePair qp = clients.get(qpNumber);
-    try {
-      if (qp != null) {
-        qp.postRecv(recv);
+    private void postAgain() {
+      try {
+        qp.postRecv(again);
+      } catch (IllegalStateException closed) {
+        // The client has left: nobody needs the receive.
       }
-    } catch (IllegalStateException closedMeanwhile) {
-      // The client left between its PUT and now: nobody needs the receive.
     }
   }
 
@@ -212,14 +209,7 @@ public final class KvServer implements AutoCloseable {
   /** Stops listening, disconnects every client and frees the region. */
   @Override
   public void close() {
-    closing = true;
-    try {
-      notifier.join(TimeUnit.SECONDS.toMillis(5));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      // The device closes what it owns: listener, queue pairs, queues, the region.
-      device.close();
-    }
+    // The device closes what it owns: listener, queue pairs, queues, the region.
+    device.close();
   }
 }
