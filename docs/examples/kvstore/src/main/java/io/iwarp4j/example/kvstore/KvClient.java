@@ -117,14 +117,14 @@ public final class KvClient implements AutoCloseable {
     byte[] keyBytes = SlotCodec.keyBytes(key);
     SlotCodec.encode(writeSlot, keyBytes, SlotCodec.valueBytes(value));
     int slot = slotOfKey.computeIfAbsent(key, k -> claim(keyBytes));
-    long version = layout.slotAddress(slot) + VERSION;
-    long locked = lock(slot, version);
+    long versionAddress = layout.slotAddress(slot) + VERSION;
+    long locked = lock(slot, versionAddress);
     post(wr.reset().opcode(WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE)
         .remote(layout.region().stag(), layout.slotAddress(slot) + CHECKSUM)
         .addSge(local, WRITE + CHECKSUM, SLOT_SIZE - CHECKSUM).immData(slot));
     // The server performs an Atomic only once every message before it has been placed
     // (RFC 7306 section 5.4, rule 5), so the unlock cannot overtake the Write.
-    long before = fetchAdd(version, 1);
+    long before = fetchAdd(versionAddress, 1);
     if (before != locked) {
       throw new KvStoreException("slot " + slot + " held version " + before
           + " while this client had it locked at " + locked + ": another writer ignores the lock");
@@ -187,11 +187,11 @@ public final class KvClient implements AutoCloseable {
 
   // Moves the version from even to odd; returns the odd value. Another PUT holding the lock
   // shows as an odd version: retry against the even value its unlock will leave.
-  private long lock(int slot, long version) {
+  private long lock(int slot, long versionAddress) {
     long expected = 0;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
     for (;;) {
-      long seen = compareAndSwap(version, expected, expected + 1);
+      long seen = compareAndSwap(versionAddress, expected, expected + 1);
       if (seen == expected) {
         return expected + 1;
       }
