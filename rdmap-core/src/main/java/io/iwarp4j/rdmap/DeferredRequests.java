@@ -5,10 +5,12 @@ import io.netty.buffer.Unpooled;
 
 /**
  * Inbound Read and Atomic Requests (QN 1) that were delivered but must wait before they are
- * answered, oldest first. An Atomic waits until every earlier Read Response has been taken by the
- * transport: a Read Response is cut from registered memory without a copy, so an Atomic performed
- * while its octets are still queued would change what it carries (after its CRC was computed),
- * and RFC 7306 §7 wants the Atomic performed after the preceding Read Response was generated.
+ * answered, oldest first. An Atomic waits until every earlier zero-copy Read Response has been
+ * taken by the transport: such a response is cut from registered memory without a copy, so an
+ * Atomic performed while its octets are still queued would change what it carries (after its CRC
+ * was computed), and RFC 7306 §7 wants the Atomic performed after the preceding Read Response was
+ * generated. A Read Response sent from a snapshot (CRC on, see {@link ReadResponder}) already
+ * holds its octets: an Atomic behind it need not wait.
  * Requests delivered after a waiting one wait behind it, so responses still leave in request
  * order (RFC 5040 §5.2.2, RFC 7306 §5.2.1 rule 7).
  *

@@ -6,7 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * The traffic and error counters of one RDMAP stream (one queue pair): messages and octets sent
  * and received per RDMAP opcode, Terminates sent and received by layer/type/code, flushed work
- * requests, error completions and error events.
+ * requests, error completions and error events, and how Read Responses were sourced (snapshot or
+ * zero-copy fallback, see ReadResponder).
  *
  * <h2>Threads</h2>
  * One thread writes: the connection's event loop (or, before a queue pair is bound to one, the
@@ -20,10 +21,10 @@ import java.lang.invoke.VarHandle;
  * The values live in one {@code long[]} of {@link #LENGTH} elements, indexed by the constants of
  * this class: {@code TX_MESSAGES + opcode code} and so on for the four per-opcode rows, the three
  * error counters, then two Terminate tables of {@link #TERMINATE_SLOTS} slots each
- * ({@link #terminateSlot}). Octets are the RDMAP message's octets after the DDP header: the
- * payload of a Write, Read Response or Send, the 28-octet Read Request header, the 52-octet
- * Atomic Request, the 12-octet Atomic Response, the 8 octets of Immediate Data, the Terminate
- * header with what it echoes.
+ * ({@link #terminateSlot}), then the two Read Response source counters. Octets are the RDMAP
+ * message's octets after the DDP header: the payload of a Write, Read Response or Send, the
+ * 28-octet Read Request header, the 52-octet Atomic Request, the 12-octet Atomic Response, the 8
+ * octets of Immediate Data, the Terminate header with what it echoes.
  */
 public final class RdmapCounters {
   /** How many opcode codes each per-opcode row has (0x0-0xB: RFC 5040 and RFC 7306). */
@@ -61,8 +62,15 @@ public final class RdmapCounters {
   public static final int TERMINATES_SENT = ERROR_EVENTS + 1;
   /** Table start: Terminates received, by {@link #terminateSlot}. */
   public static final int TERMINATES_RECEIVED = TERMINATES_SENT + TERMINATE_SLOTS;
+  /** Read Responses sent from a snapshot of their source (CRC on; see ReadResponder). */
+  public static final int READ_RESPONSE_SNAPSHOTS = TERMINATES_RECEIVED + TERMINATE_SLOTS;
+  /**
+   * Read Responses sent zero-copy although CRC is on, because the device's Read Response copy
+   * budget (or direct memory) could not take their snapshot.
+   */
+  public static final int READ_RESPONSE_ZERO_COPY_FALLBACKS = READ_RESPONSE_SNAPSHOTS + 1;
   /** Elements of the counter array. */
-  public static final int LENGTH = TERMINATES_RECEIVED + TERMINATE_SLOTS;
+  public static final int LENGTH = READ_RESPONSE_ZERO_COPY_FALLBACKS + 1;
 
   private static final VarHandle ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -150,6 +158,16 @@ public final class RdmapCounters {
   /** Counts one asynchronous error event. */
   public void errorEvent() {
     add(ERROR_EVENTS, 1);
+  }
+
+  /** Counts one Read Response sent from a snapshot of its source. */
+  public void readResponseSnapshot() {
+    add(READ_RESPONSE_SNAPSHOTS, 1);
+  }
+
+  /** Counts one Read Response sent zero-copy although CRC is on (no budget for a snapshot). */
+  public void readResponseZeroCopyFallback() {
+    add(READ_RESPONSE_ZERO_COPY_FALLBACKS, 1);
   }
 
   /**

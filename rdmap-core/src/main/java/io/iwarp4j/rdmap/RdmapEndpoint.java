@@ -74,7 +74,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Confined to the connection's event loop: every method must be called there, and none
  * locks. It allocates nothing per operation in steady state (headers and slices come from the
- * channel's pooled allocator, bookkeeping lives in preallocated rings).
+ * channel's pooled allocator, bookkeeping lives in preallocated rings); with CRC on, each Read
+ * Response is a snapshot copied into pooled direct memory (see {@link ReadResponder}).
  */
 public final class RdmapEndpoint {
   /**
@@ -132,7 +133,7 @@ public final class RdmapEndpoint {
   /** Inbound requests that wait for earlier Read Responses to leave (see the class). */
   private final DeferredRequests deferred;
   private final int ird;
-  /** Transmit messages below this include every Read Response with payload sent so far. */
+  /** Transmit messages below this include every zero-copy Read Response with payload so far. */
   private long readResponseHorizon;
   private final GatherList receivePieces;
   private final Runnable deferredWork = this::runDeferredWork;
@@ -219,6 +220,41 @@ public final class RdmapEndpoint {
    */
   public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
       int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306, RdmapCounters counters) {
+    this(stream, listener, ird, ord, maxReceiveBuffers, maxReceivePieces, rfc7306, counters,
+        false, null);
+  }
+
+  /**
+   * Like {@link #RdmapEndpoint(DdpStream, RdmapEndpointListener, int, int, int, int, boolean,
+   * RdmapCounters)}, telling the endpoint whether the stream's MPA connection has CRC on. With
+   * CRC on, each Read Response is sent from a snapshot of its source, copied once at respond time
+   * and charged to {@code readResponseCopies} until the transport took it, so the CRC always
+   * matches the octets sent even while a Write changes the source; a response the budget cannot
+   * take is sent zero-copy (see {@link ReadResponder}). With CRC off (and with the constructors
+   * above), every Read Response is sent zero-copy.
+   *
+   * @param stream the DDP stream, not yet started, with no queue enabled
+   * @param listener the owner's callbacks
+   * @param ird inbound Read and Atomic Request queue depth (negotiated)
+   * @param ord outbound Read and Atomic depth (negotiated)
+   * @param maxReceiveBuffers how many receive buffers may be posted at once
+   * @param maxReceivePieces the most scatter pieces one receive buffer may have
+   * @param rfc7306 whether the RFC 7306 extensions are enabled
+   * @param counters where to count, written on this stream's event loop only
+   * @param crc whether the stream's MPA connection generates and checks CRCs (negotiated)
+   * @param readResponseCopies the budget Read Response snapshots are charged to, shared by the
+   *     device's streams; required when {@code crc}, ignored otherwise
+   * @throws IllegalArgumentException for a negative IRD or ORD or non-positive receive sizes
+   * @throws NullPointerException when {@code crc} and {@code readResponseCopies} is null
+   * @throws IllegalStateException off the event loop, or when the stream is started or has a
+   *     queue enabled already
+   */
+  public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
+      int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306, RdmapCounters counters,
+      boolean crc, ReadResponseCopyBudget readResponseCopies) {
+    if (crc) {
+      Objects.requireNonNull(readResponseCopies, "readResponseCopies (CRC is on)");
+    }
     this.counters = Objects.requireNonNull(counters, "counters");
     this.stream = Objects.requireNonNull(stream, "stream");
     this.listener = Objects.requireNonNull(listener, "listener");
@@ -238,7 +274,7 @@ public final class RdmapEndpoint {
     this.maxReceivePieces = maxReceivePieces;
     this.receivePieces = new GatherList(maxReceivePieces);
     this.reads = new OutstandingReads(ord);
-    this.responder = new ReadResponder(stream, ird);
+    this.responder = new ReadResponder(stream, ird, crc ? readResponseCopies : null, counters);
     this.ird = ird;
     this.deferred = new DeferredRequests(ird);
     this.barriers = new TransportBarriers(channel, this::onTaken);
@@ -675,7 +711,8 @@ public final class RdmapEndpoint {
       return;
     }
     if (!deferred.isEmpty() || taken < readResponseHorizon) {
-      // An earlier Read Response may still carry the target's octets: perform it once that left.
+      // An earlier zero-copy Read Response may still carry the target's octets: perform it once
+      // that left.
       deferred.add(true, request, failed);
       return;
     }
@@ -782,7 +819,9 @@ public final class RdmapEndpoint {
     int ddpStart = request.readerIndex() - ReadRequestHeader.START_OFFSET;
     int size = ReadRequestHeader.readSize(request, ddpStart);
     counters.sent(RdmapOpcode.RDMA_READ_RESPONSE, Integer.toUnsignedLong(size));
-    if (size != 0) {
+    if (responder.lastZeroCopy()) {
+      // It reads the source when the transport sends it: a later Atomic waits for that. A
+      // snapshot or an empty response holds no source octets, so Atomics need not wait for it.
       readResponseHorizon = txSeq + 1;
     }
     txSeq++;

@@ -7,17 +7,30 @@ import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagCheck;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.CopyCounters;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Data Source side of RDMA Read (RFC 5040 §5.2): validates each delivered Read Request
- * (§7.2 items 4a-4e, unless its size is 0), answers it at once with a Read Response (tagged,
- * opcode 2, to the requester's sink STag/TO) cut by DDP from our registered memory without a
- * copy, and keeps the source region pinned until the transport has taken the last octet of the
- * response. Requests are answered in the order they were delivered (§5.2.2), so responses go to
- * DDP in that order.
+ * (§7.2 items 4a-4e, unless its size is 0) and answers it at once with a Read Response (tagged,
+ * opcode 2, to the requester's sink STag/TO) cut by DDP from the source range. Requests are
+ * answered in the order they were delivered (§5.2.2), so responses go to DDP in that order.
+ *
+ * <p><b>Snapshot or zero-copy.</b> MPA computes an FPDU's CRC when it frames it, but the socket
+ * reads the octets later (writev from the outbound buffer). Sent straight from registered memory,
+ * a response whose source an RDMA Write (from another connection, or a local store) changes in
+ * between would leave with octets that no longer match its CRC, and the requester would end the
+ * connection with an MPA CRC error. RFC 5040 only makes the data of such a Read undefined, never
+ * the stream. So with CRC on, the response is a <em>snapshot</em>: the source range is copied
+ * once, at respond time, into pooled direct memory of the channel's allocator, the region is
+ * unpinned at once, and DDP cuts the response from the copy; the CRC and the wire then always
+ * agree (the data may be torn relative to concurrent Writes, which RFC 5040 allows). Each copy is
+ * charged to the device's {@link ReadResponseCopyBudget} until the transport took the response;
+ * when the budget cannot take it, the response goes zero-copy (counted, logged at debug), and
+ * then the race above remains for that one response. With CRC off there is no CRC to disagree
+ * with: responses are always zero-copy.
  *
  * <p><b>IRD.</b> A request is outstanding from its delivery until the transport took its
  * response. RFC 5040 models the IRD as the number of untagged buffers on the Read Request queue
@@ -27,14 +40,15 @@ import org.slf4j.LoggerFactory;
  * available" (Layer 1, EType 2, code 0x02), echoing the request's DDP header. (Linux siw reports
  * 0/2/0x07 instead; both end the stream.)
  *
- * <p><b>Pins.</b> A region with a response in flight is pinned ({@link MemoryRegion#tryPin}):
- * deregistering it waits for the pin, so its memory is never released while the transport may
- * still read it. Each response's transmit sequence number is kept; {@link #retire} unpins every
- * response the transport took (a released {@link TransportBarrier}), {@link #releaseAll} the rest
- * once the channel is closed.
+ * <p><b>Pins and charges.</b> A region with a zero-copy response in flight is pinned
+ * ({@link MemoryRegion#tryPin}): deregistering it waits for the pin, so its memory is never
+ * released while the transport may still read it. A snapshot pins the region only while it
+ * copies. Each response's transmit sequence number is kept; {@link #retire} unpins the source of,
+ * and gives back the budget charged for, every response the transport took (a released
+ * {@link TransportBarrier}), {@link #releaseAll} the rest once the channel is closed.
  *
  * <p>A ring of IRD slots and one reused gather list: nothing is allocated per request for pooled
- * memory. Event-loop confined.
+ * memory but the snapshot itself. Event-loop confined (the budget is the only shared state).
  */
 final class ReadResponder {
   private static final Logger log = LoggerFactory.getLogger(ReadResponder.class);
@@ -43,10 +57,15 @@ final class ReadResponder {
   private final DdpStream stream;
   private final StagTable stags;
   private final ProtectionDomain pd;
+  /** Where snapshots are charged; null when every response goes zero-copy (CRC off). */
+  private final ReadResponseCopyBudget snapshots;
+  private final RdmapCounters counters;
   private final int ird;
   private final int mask;
-  /** The pinned source of each response in flight; null for a zero-length response. */
+  /** The pinned source of each zero-copy response in flight; null for the others. */
   private final MemoryRegion[] regions;
+  /** The octets each snapshot in flight charged to the budget; 0 for the others. */
+  private final long[] charged;
   private final long[] txSeqs;
   private final GatherList source = new GatherList(1);
   private long head;
@@ -54,18 +73,36 @@ final class ReadResponder {
 
   /** The error of the last {@link #respond} that failed. */
   private RdmapError error;
+  /** Whether the last response sent carried payload straight from registered memory. */
+  private boolean lastZeroCopy;
 
+  /** A responder that sends every response zero-copy (CRC off), counting nothing extra. */
   ReadResponder(DdpStream stream, int ird) {
+    this(stream, ird, null, new RdmapCounters());
+  }
+
+  /**
+   * @param stream the stream responses go out on
+   * @param ird how many responses may be outstanding
+   * @param snapshots where snapshots are charged (the stream has CRC on), or null to send every
+   *     response zero-copy (CRC off)
+   * @param counters where snapshots and zero-copy fallbacks are counted
+   */
+  ReadResponder(DdpStream stream, int ird, ReadResponseCopyBudget snapshots,
+      RdmapCounters counters) {
     if (ird < 0) {
       throw new IllegalArgumentException("IRD " + ird + " is negative");
     }
     this.stream = stream;
     this.pd = stream.protectionDomain();
     this.stags = pd.table();
+    this.snapshots = snapshots;
+    this.counters = counters;
     this.ird = ird;
     int n = RingSize.powerOfTwoAtLeast(Math.max(1, ird));
     mask = n - 1;
     regions = new MemoryRegion[n];
+    charged = new long[n];
     txSeqs = new long[n];
   }
 
@@ -77,6 +114,15 @@ final class ReadResponder {
   /** Why the last {@link #respond} returned false. */
   RdmapError error() {
     return error;
+  }
+
+  /**
+   * Whether the last response {@link #respond} sent reads registered memory while the transport
+   * has not taken it (zero-copy with payload): an Atomic on that memory must wait for it
+   * (RFC 7306 §7). False for a snapshot and a zero-length response.
+   */
+  boolean lastZeroCopy() {
+    return lastZeroCopy;
   }
 
   /**
@@ -94,11 +140,12 @@ final class ReadResponder {
     long size = Integer.toUnsignedLong(ReadRequestHeader.readSize(request, ddpStart));
     int srcStag = ReadRequestHeader.srcStag(request, ddpStart);
     long srcTo = ReadRequestHeader.srcTo(request, ddpStart);
+    lastZeroCopy = false;
     if (size == 0) {
       // §5.2.1: a zero-length request's source is not validated; the answer is zero-length.
       stream.sendTagged(READ_RESPONSE, sinkStag, sinkTo, null);
-      add(null, txSeq);
-      debugResponse(sinkStag, sinkTo, 0, srcStag, srcTo);
+      add(null, 0, txSeq);
+      debugResponse("", sinkStag, sinkTo, 0, srcStag, srcTo);
       return true;
     }
     MemoryRegion region = stags.lookup(srcStag);
@@ -115,9 +162,92 @@ final class ReadResponder {
       // Invalidated (on another thread) between the check and the pin.
       return fail(RdmapError.INVALID_STAG);
     }
+    if (snapshots != null) {
+      ByteBuf copy = snapshot(region, srcTo, (int) size);
+      if (copy != null) {
+        sendSnapshot(copy, sinkStag, sinkTo);
+        add(null, size, txSeq);
+        counters.readResponseSnapshot();
+        debugResponse("snapshot ", sinkStag, sinkTo, size, srcStag, srcTo);
+        return true;
+      }
+      counters.readResponseZeroCopyFallback();
+      if (log.isDebugEnabled()) {
+        log.debug("{} Read Response of {} octets sent without a snapshot ({})",
+            stream.channel(), size, snapshots);
+      }
+    }
+    sendZeroCopy(region, srcTo, (int) size, sinkStag, sinkTo);
+    add(region, 0, txSeq);
+    lastZeroCopy = true;
+    debugResponse("zero-copy ", sinkStag, sinkTo, size, srcStag, srcTo);
+    return true;
+  }
+
+  /**
+   * Copies the pinned source range into pooled direct memory of the channel's allocator, charged
+   * to the budget, and unpins the region: the copy is all the response reads from now on.
+   *
+   * @return the copy; null, the region still pinned and nothing charged, when the budget or
+   *     direct memory cannot take it
+   */
+  private ByteBuf snapshot(MemoryRegion region, long srcTo, int size) {
+    if (!snapshots.tryAcquire(size)) {
+      return null;
+    }
+    ByteBuf copy;
+    try {
+      copy = stream.channel().alloc().directBuffer(size, size);
+    } catch (OutOfMemoryError e) {
+      snapshots.release(size);
+      log.debug("{} no direct memory for a Read Response snapshot of {} octets: {}",
+          stream.channel(), size, e.toString());
+      return null;
+    }
+    try {
+      ByteBuf slice = region.retainedSlice(srcTo, size);
+      try {
+        copy.writeBytes(slice, slice.readerIndex(), size);
+      } finally {
+        slice.release();
+      }
+    } catch (RuntimeException e) {
+      copy.release();
+      snapshots.release(size);
+      region.unpin();
+      throw e;
+    }
+    region.unpin();
+    if (CopyCounters.ENABLED) {
+      CopyCounters.sendCopied(size);
+    }
+    return copy;
+  }
+
+  /**
+   * Sends the response from {@code copy} and releases this method's reference (DDP's segments
+   * hold their own). The budget charge stays until {@link #retire}; on failure it is given back.
+   */
+  private void sendSnapshot(ByteBuf copy, int sinkStag, long sinkTo) {
+    int size = copy.readableBytes();
+    try {
+      source.add(copy);
+      stream.sendTagged(READ_RESPONSE, sinkStag, sinkTo, source);
+    } catch (RuntimeException e) {
+      snapshots.release(size);
+      throw e;
+    } finally {
+      source.clear();
+      copy.release();
+    }
+  }
+
+  /** Sends the response straight from the pinned region; the pin stays until {@link #retire}. */
+  private void sendZeroCopy(MemoryRegion region, long srcTo, int size, int sinkStag,
+      long sinkTo) {
     ByteBuf slice;
     try {
-      slice = region.retainedSlice(srcTo, (int) size);
+      slice = region.retainedSlice(srcTo, size);
     } catch (RuntimeException e) {
       region.unpin();
       throw e;
@@ -133,9 +263,6 @@ final class ReadResponder {
       // The segmenter took its own slices; ours only carried the range.
       slice.release();
     }
-    add(region, txSeq);
-    debugResponse(sinkStag, sinkTo, size, srcStag, srcTo);
-    return true;
   }
 
   private boolean fail(RdmapError e) {
@@ -149,20 +276,24 @@ final class ReadResponder {
    * caller checked the IRD (RdmapEndpoint counts answered and waiting requests).
    */
   void trackAtomicResponse(long txSeq) {
-    add(null, txSeq);
+    add(null, 0, txSeq);
   }
 
-  private void add(MemoryRegion region, long txSeq) {
+  private void add(MemoryRegion region, long chargedOctets, long txSeq) {
     if (tail - head == regions.length) {
       throw new IllegalStateException("more than IRD " + ird + " Read Responses in flight");
     }
     int i = (int) tail & mask;
     regions[i] = region;
+    charged[i] = chargedOctets;
     txSeqs[i] = txSeq;
     tail++;
   }
 
-  /** Unpins the sources of every response with a transmit sequence number below {@code taken}. */
+  /**
+   * Unpins the sources of, and gives back the budget charged for, every response with a
+   * transmit sequence number below {@code taken}.
+   */
   void retire(long taken) {
     while (head < tail) {
       int i = (int) head & mask;
@@ -174,7 +305,10 @@ final class ReadResponder {
     }
   }
 
-  /** Unpins every source still pinned: the channel is closed, nothing more is read from them. */
+  /**
+   * Unpins every source still pinned and gives back every charge: the channel is closed, nothing
+   * more is read from them (the transport dropped what it had not sent, copies included).
+   */
   void releaseAll() {
     while (head < tail) {
       unpinSlot((int) head & mask);
@@ -183,6 +317,11 @@ final class ReadResponder {
   }
 
   private void unpinSlot(int i) {
+    long octets = charged[i];
+    if (octets != 0) {
+      charged[i] = 0;
+      snapshots.release(octets);
+    }
     MemoryRegion r = regions[i];
     if (r != null) {
       regions[i] = null;
@@ -190,10 +329,11 @@ final class ReadResponder {
     }
   }
 
-  private void debugResponse(int sinkStag, long sinkTo, long size, int srcStag, long srcTo) {
+  private void debugResponse(String how, int sinkStag, long sinkTo, long size, int srcStag,
+      long srcTo) {
     if (log.isDebugEnabled()) {
-      log.debug("{} Read Response: {} octets from STag 0x{} TO 0x{} to STag 0x{} TO 0x{}",
-          stream.channel(), size, Integer.toHexString(srcStag), Long.toHexString(srcTo),
+      log.debug("{} {}Read Response: {} octets from STag 0x{} TO 0x{} to STag 0x{} TO 0x{}",
+          stream.channel(), how, size, Integer.toHexString(srcStag), Long.toHexString(srcTo),
           Integer.toHexString(sinkStag), Long.toHexString(sinkTo));
     }
   }

@@ -46,12 +46,18 @@ final class EndpointPair implements AutoCloseable {
   /** How an end is built. */
   static final class Config {
     boolean crc = true;
+    boolean markers = false;
     int mulpdu = 1024;
     int ird = 4;
     int ord = 4;
     int receiveBuffers = 8;
     int receivePieces = 4;
     boolean rfc7306 = true;
+    /**
+     * Set: the endpoint is told {@link #crc} and snapshots its Read Responses with CRC on,
+     * charged here. Null: the endpoint is built without it, every Read Response zero-copy.
+     */
+    ReadResponseCopyBudget readResponseCopies;
   }
 
   /** One end. */
@@ -71,13 +77,17 @@ final class EndpointPair implements AutoCloseable {
     End(String name, Config config, boolean initiator, ProtectionDomain pd) {
       this.name = name;
       this.pd = pd;
-      deframer = new FpduDeframer(config.crc, false, NONE);
+      deframer = new FpduDeframer(config.crc, config.markers, NONE);
       channel = new EmbeddedChannel(transport, deframer);
-      framer = new FpduFramer(channel.pipeline().context(deframer), config.crc, false,
+      framer = new FpduFramer(channel.pipeline().context(deframer), config.crc, config.markers,
           config.mulpdu);
       stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
-      endpoint = new RdmapEndpoint(stream, events, config.ird, config.ord,
-          config.receiveBuffers, config.receivePieces, config.rfc7306);
+      endpoint = config.readResponseCopies == null
+          ? new RdmapEndpoint(stream, events, config.ird, config.ord, config.receiveBuffers,
+              config.receivePieces, config.rfc7306)
+          : new RdmapEndpoint(stream, events, config.ird, config.ord, config.receiveBuffers,
+              config.receivePieces, config.rfc7306, new RdmapCounters(), config.crc,
+              config.readResponseCopies);
     }
 
     /** The octets this end wrote so far. */

@@ -115,8 +115,10 @@ final class ConnectionSetup {
     try {
       // The endpoint installs itself as the stream's listener and enables its queues.
       DdpStream stream = new DdpStream(mpa, qp.pd().ddp(), null);
+      // With CRC on, Read Responses are snapshots charged to the device's budget.
       RdmapEndpoint endpoint = new RdmapEndpoint(stream, qp.endpointListener(), ird, ord,
-          caps.maxRecvWr(), caps.maxRecvSge(), caps.rfc7306(), qp.rdmapCounters());
+          caps.maxRecvWr(), caps.maxRecvSge(), caps.rfc7306(), qp.rdmapCounters(), info.crc(),
+          qp.readResponseCopies());
       connection = new RdmaConnection(qp, channel, info, ird, ord, listener);
       if (!qp.attach(new RdmapEndpointPort(endpoint, channel), connection.sink(), connection)) {
         fail(channel.eventLoop(), channel, new RdmaConnectException("queue pair " + qp.number()

@@ -209,6 +209,27 @@ public final class CountersSnapshot {
     return values[RdmapCounters.ERROR_EVENTS];
   }
 
+  /**
+   * Read Responses this end sent from a snapshot of their source (CRC on: see
+   * {@link DeviceConfig#readResponseCopyBudget()}).
+   *
+   * @return the count
+   */
+  public long readResponseSnapshots() {
+    return values[RdmapCounters.READ_RESPONSE_SNAPSHOTS];
+  }
+
+  /**
+   * Read Responses this end sent without a snapshot although CRC was on, because the device's
+   * Read Response copy budget (or direct memory) could not take it: an RDMA Write racing such a
+   * Read can still end the reader's connection with a CRC error.
+   *
+   * @return the count
+   */
+  public long readResponseZeroCopyFallbacks() {
+    return values[RdmapCounters.READ_RESPONSE_ZERO_COPY_FALLBACKS];
+  }
+
   private long sum(int row) {
     long n = 0;
     for (int i = 0; i < RdmapCounters.OPCODES; i++) {
@@ -247,6 +268,8 @@ public final class CountersSnapshot {
     append(b, "flushed", flushedWorkRequests(), -1);
     append(b, "errorCompletions", errorCompletions(), -1);
     append(b, "errorEvents", errorEvents(), -1);
+    append(b, "readResponseSnapshots", readResponseSnapshots(), -1);
+    append(b, "readResponseZeroCopyFallbacks", readResponseZeroCopyFallbacks(), -1);
     return b.append('}').toString();
   }
 

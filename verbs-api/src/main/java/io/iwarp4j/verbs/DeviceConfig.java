@@ -3,6 +3,7 @@ package io.iwarp4j.verbs;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.mpa.Transport;
+import io.iwarp4j.rdmap.ReadResponseCopyBudget;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -34,6 +35,7 @@ public final class DeviceConfig {
   private final boolean rfc7306;
   private final boolean jmx;
   private final java.nio.file.Path pcapDirectory;
+  private final long readResponseCopyBudget;
 
   private DeviceConfig(Builder b) {
     this.transport = b.transport;
@@ -56,6 +58,7 @@ public final class DeviceConfig {
     this.rfc7306 = b.rfc7306;
     this.jmx = b.jmx;
     this.pcapDirectory = b.pcapDirectory;
+    this.readResponseCopyBudget = b.readResponseCopyBudget;
   }
 
   /**
@@ -270,6 +273,21 @@ public final class DeviceConfig {
     return pcapDirectory;
   }
 
+  /**
+   * How many octets of Read Response snapshots the device's connections may hold at once. With
+   * CRC on, a Data Source copies each Read Response's source once and sends the copy, so that an
+   * RDMA Write to the same memory racing the Read cannot make the octets sent differ from their
+   * CRC (which would end the reader's connection); the copy is charged here until the transport
+   * took the response. A response that does not fit is sent without a copy, with that race
+   * (counted as {@link CountersSnapshot#readResponseZeroCopyFallbacks()}). 0 turns snapshots off.
+   * Default 64 MiB.
+   *
+   * @return the budget in octets
+   */
+  public long readResponseCopyBudget() {
+    return readResponseCopyBudget;
+  }
+
   @Override
   public String toString() {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
@@ -278,7 +296,7 @@ public final class DeviceConfig {
         + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
         + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
         + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
-        + (jmx ? ", jmx" : "") + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
+        + ", readResponseCopyBudget=" + readResponseCopyBudget + (jmx ? ", jmx" : "") + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -303,6 +321,7 @@ public final class DeviceConfig {
     private java.nio.file.Path pcapDirectory;
     private int writeBufferLowWaterMark = 256 * 1024;
     private int writeBufferHighWaterMark = 512 * 1024;
+    private long readResponseCopyBudget = ReadResponseCopyBudget.DEFAULT_CAPACITY;
 
     private Builder() {
     }
@@ -533,6 +552,23 @@ public final class DeviceConfig {
      */
     public Builder pcapDirectory(java.nio.file.Path directory) {
       this.pcapDirectory = directory;
+      return this;
+    }
+
+    /**
+     * Sets how many octets of Read Response snapshots the device's connections may hold at once
+     * (default 64 MiB; see {@link DeviceConfig#readResponseCopyBudget()}).
+     *
+     * @param octets at least 0; 0 sends every Read Response without a copy
+     * @return this builder
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder readResponseCopyBudget(long octets) {
+      if (octets < 0) {
+        throw new IllegalArgumentException("readResponseCopyBudget must be at least 0, not "
+            + octets);
+      }
+      this.readResponseCopyBudget = octets;
       return this;
     }
 

@@ -7,6 +7,7 @@ import io.iwarp4j.rdmap.RdmapCounters;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
 import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.rdmap.ReadResponseCopyBudget;
 import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -98,6 +99,7 @@ public final class QueuePair implements AutoCloseable {
   private final EndpointEvents endpointEvents = new EndpointEvents();
   /** Traffic and error counters, written by the event loop (see RdmapCounters). */
   private final RdmapCounters counters = new RdmapCounters();
+  private final ReadResponseCopyBudget readResponseCopies;
   /** The name of this queue pair's counters MBean, or null (set by the device). */
   volatile javax.management.ObjectName countersMBean;
   /** Set by the first connection attempt (or by a close/error before any). */
@@ -129,6 +131,8 @@ public final class QueuePair implements AutoCloseable {
   QueuePair(RdmaDevice device, int number, ProtectionDomain pd, CompletionQueue sendCq,
       CompletionQueue recvCq, QueuePairCapabilities caps, boolean signalAll) {
     this.device = device;
+    this.readResponseCopies = device != null ? device.readResponseCopies()
+        : new ReadResponseCopyBudget(ReadResponseCopyBudget.DEFAULT_CAPACITY);
     this.number = number;
     this.pd = Objects.requireNonNull(pd, "pd");
     this.stags = pd.ddp().table();
@@ -248,6 +252,14 @@ public final class QueuePair implements AutoCloseable {
   /** The live counters, for the RDMAP endpoint and the device's totals. */
   RdmapCounters rdmapCounters() {
     return counters;
+  }
+
+  /**
+   * The budget this queue pair's Read Response snapshots are charged to: the device's, or, for a
+   * queue pair built without a device (tests), one of its own with the default capacity.
+   */
+  ReadResponseCopyBudget readResponseCopies() {
+    return readResponseCopies;
   }
 
   // ---- posting (any thread) ----

@@ -6,6 +6,7 @@ import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.mpa.Transport;
 import io.iwarp4j.rdmap.RdmapCounters;
+import io.iwarp4j.rdmap.ReadResponseCopyBudget;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -85,9 +86,12 @@ public final class RdmaDevice implements AutoCloseable {
   private final long[] retiredCounters = new long[RdmapCounters.LENGTH];
   /** The device's counters MBean, or null. */
   private final ObjectName countersMBean;
+  /** Octets of Read Response snapshots held by the device's connections (all event loops). */
+  private final ReadResponseCopyBudget readResponseCopies;
 
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
+    this.readResponseCopies = new ReadResponseCopyBudget(config.readResponseCopyBudget());
     this.transport = config.transport().resolve();
     this.name = "iwarp4j-" + DEVICES.incrementAndGet();
     this.stags = new StagTable(config.maxMemoryRegions());
@@ -133,6 +137,11 @@ public final class RdmaDevice implements AutoCloseable {
    */
   public DeviceConfig config() {
     return config;
+  }
+
+  /** The budget every connection's Read Response snapshots are charged to. */
+  ReadResponseCopyBudget readResponseCopies() {
+    return readResponseCopies;
   }
 
   /**
