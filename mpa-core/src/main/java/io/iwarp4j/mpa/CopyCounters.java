@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Debug counters of every place the data path copies payload octets, for tests that prove the
- * copy budget (0 copies on send, exactly 1 per octet on receive). Off unless the JVM runs with
+ * copy budget (0 copies on send but for Read Response snapshots, exactly 1 per octet on receive). Off unless the JVM runs with
  * {@code -Diwarp4j.debug.copyCount=true}; {@link #ENABLED} is a {@code static final} constant, so
  * with counting off the JIT folds every {@code if (CopyCounters.ENABLED)} away.
  *
@@ -12,10 +12,11 @@ import java.util.concurrent.atomic.LongAdder;
  * its operations, waits until they completed, then reads them.
  *
  * <ul>
- *   <li>{@link #sendCopied()}: payload octets copied on the way out. The library itself never
- *       copies a payload; the framer counts payload pieces the transport would have to copy
- *       because they are not in direct memory (Netty copies heap buffers into direct ones before
- *       a socket write).
+ *   <li>{@link #sendCopied()}: payload octets copied on the way out. The library copies only the
+ *       source of a Read Response with CRC on (a snapshot, so a racing Write cannot make the
+ *       octets sent differ from their CRC: rdmap-core's ReadResponder counts it); the framer
+ *       counts payload pieces the transport would have to copy because they are not in direct
+ *       memory (Netty copies heap buffers into direct ones before a socket write).
  *   <li>{@link #receivePlaced()}: payload octets copied from the socket buffers into application
  *       memory (a registered region for tagged segments, a posted receive buffer for queue 0).
  *   <li>{@link #receiveStaged()}: ULPDU octets the deframer copied into a staging buffer because

@@ -76,11 +76,6 @@ final class ReadResponder {
   /** Whether the last response sent carried payload straight from registered memory. */
   private boolean lastZeroCopy;
 
-  /** A responder that sends every response zero-copy (CRC off), counting nothing extra. */
-  ReadResponder(DdpStream stream, int ird) {
-    this(stream, ird, null, new RdmapCounters());
-  }
-
   /**
    * @param stream the stream responses go out on
    * @param ird how many responses may be outstanding

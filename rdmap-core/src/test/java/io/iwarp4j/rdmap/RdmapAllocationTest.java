@@ -28,7 +28,8 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Steady state allocates nothing per operation: RDMA Writes, Sends, RDMA Reads (requester and
@@ -48,6 +49,8 @@ import org.junit.jupiter.api.Test;
  * {@code Crc32c}, documented in {@code FpduFramer}), about 40 per round here, which is MPA's
  * to remove, not RDMAP's. The two ends are joined by a pipe that hands each written buffer to
  * the peer as an inbound read without copying, so the harness itself allocates nothing either.
+ * It runs twice: with zero-copy Read Responses, and with the Read Response snapshots of CRC on
+ * (a copy into a pooled direct buffer per Read Response: recycled, so no heap either).
  */
 class RdmapAllocationTest {
   private static final int WARM_UP = 2_000;
@@ -157,18 +160,25 @@ class RdmapAllocationTest {
     final Counting events = new Counting();
     final RdmapEndpoint endpoint;
 
-    End(ProtectionDomain pd, boolean initiator) {
+    /** @param snapshots null: CRC off, zero-copy Read Responses; else told CRC is on */
+    End(ProtectionDomain pd, boolean initiator, ReadResponseCopyBudget snapshots) {
       FpduDeframer deframer = new FpduDeframer(false, false, NONE);
       channel = new EmbeddedChannel(pipe, deframer);
       channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
       FpduFramer framer = new FpduFramer(channel.pipeline().context(deframer), false, false, 1024);
       DdpStream stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
-      endpoint = new RdmapEndpoint(stream, events, 2, 2, 4, 2);
+      // With a budget the endpoint is told CRC is on, so its Read Responses are snapshots (the
+      // framer still computes no CRC, for the reason in the class comment).
+      endpoint = snapshots == null ? new RdmapEndpoint(stream, events, 2, 2, 4, 2)
+          : new RdmapEndpoint(stream, events, 2, 2, 4, 2, true, new RdmapCounters(), true,
+              snapshots);
     }
   }
 
-  @Test
-  void writesSendsReadsAtomicsImmediatesAndPostsAllocateNothingPerOperation() throws Throwable {
+  @ParameterizedTest(name = "readResponseSnapshots={0}")
+  @ValueSource(booleans = {false, true})
+  void writesSendsReadsAtomicsImmediatesAndPostsAllocateNothingPerOperation(boolean snapshots)
+      throws Throwable {
     java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
     assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
     com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
@@ -184,7 +194,8 @@ class RdmapAllocationTest {
     Throwable[] failure = new Throwable[1];
     Thread loop = new FastThreadLocalThread(() -> {
       try {
-        run(mx);
+        run(mx, snapshots ? new ReadResponseCopyBudget(ReadResponseCopyBudget.DEFAULT_CAPACITY)
+            : null);
       } catch (Throwable t) {
         failure[0] = t;
       }
@@ -196,7 +207,7 @@ class RdmapAllocationTest {
     }
   }
 
-  private static void run(com.sun.management.ThreadMXBean mx) {
+  private static void run(com.sun.management.ThreadMXBean mx, ReadResponseCopyBudget snapshots) {
     long thread = Thread.currentThread().getId();
 
     ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
@@ -208,6 +219,9 @@ class RdmapAllocationTest {
     ProtectionDomain pdB = table.newProtectionDomain();
     ByteBuf memA = PooledByteBufAllocator.DEFAULT.directBuffer(4 * SIZE, 4 * SIZE);
     ByteBuf memB = PooledByteBufAllocator.DEFAULT.directBuffer(4 * SIZE, 4 * SIZE);
+    // Pooled memory comes back as the last user left it (this test runs twice): start at zero.
+    memA.setZero(0, memA.capacity());
+    memB.setZero(0, memB.capacity());
     End a = null;
     End b = null;
     try (MemoryRegion ra = pdA.register(memA, Regions.ALL);
@@ -216,8 +230,8 @@ class RdmapAllocationTest {
       new SplittableRandom(seed).nextBytes(pattern);
       memA.setBytes(0, pattern);
       memB.setBytes(SIZE, pattern, SIZE, SIZE);
-      a = new End(pdA, true);
-      b = new End(pdB, false);
+      a = new End(pdA, true, snapshots);
+      b = new End(pdB, false, snapshots);
       a.endpoint.start();
       b.endpoint.start();
       ByteBuf[] receive = {memB.slice(2 * SIZE, SIZE / 2), memB.slice(2 * SIZE + SIZE / 2,
@@ -269,6 +283,9 @@ class RdmapAllocationTest {
       assertEquals(total, rb.getLong(0), "one FetchAdd(+1) per round");
       assertEquals(total - 1, ra.getLong(3 * SIZE), "the last original value");
       assertEquals(0, a.events.ends + b.events.ends);
+      assertEquals(snapshots == null ? 0 : total,
+          b.endpoint.counters().get(RdmapCounters.READ_RESPONSE_SNAPSHOTS), "B's snapshots");
+      assertEquals(0, snapshots == null ? 0 : snapshots.inUse(), "every charge given back");
       // Allocating per operation, no window could get below 16 octets x 4 000 operations.
       assertTrue(quietest < QUIET, "no window of " + WINDOW + " rounds (a Write, a Send, a Read, a FetchAdd, an Immediate"
           + " Data and two receive posts each, 8 segments each way) allocated less than " + QUIET
