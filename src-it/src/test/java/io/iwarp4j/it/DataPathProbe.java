@@ -1,8 +1,10 @@
 package io.iwarp4j.it;
 
 import io.iwarp4j.mpa.CopyCounters;
+import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
+import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.RdmaConnection;
@@ -39,8 +41,8 @@ final class DataPathProbe {
   private static final int DEPTH = 64;
   private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
-  private final OpsItPeer a = new OpsItPeer(1, 4 * DEPTH);
-  private final OpsItPeer b = new OpsItPeer(1, 4 * DEPTH);
+  private final OpsItPeer a;
+  private final OpsItPeer b;
   private QueuePair qa;
   private QueuePair qb;
   private MemoryRegion src;
@@ -51,7 +53,15 @@ final class DataPathProbe {
   private final WorkCompletion[] wcs = new WorkCompletion[DEPTH];
   private long deadline;
 
-  private DataPathProbe() {
+  /**
+   * @param crc whether both devices want MPA CRC: the accepting device's own setting counts as
+   *     much as the connect parameters (CRC is on when either side asks for it)
+   */
+  private DataPathProbe(boolean crc) {
+    DeviceConfig config = DeviceConfig.builder().eventLoopThreads(1)
+        .mpaSettings(MpaSettings.builder().crc(crc).build()).build();
+    a = new OpsItPeer(config, 4 * DEPTH);
+    b = new OpsItPeer(config, 4 * DEPTH);
     for (int i = 0; i < DEPTH; i++) {
       sends[i] = new SendWorkRequest(1);
       recvs[i] = new RecvWorkRequest(1);
@@ -63,7 +73,7 @@ final class DataPathProbe {
     boolean crc = Boolean.parseBoolean(args[0]);
     boolean markers = Boolean.parseBoolean(args[1]);
     int ops = Integer.parseInt(args[2]);
-    DataPathProbe probe = new DataPathProbe();
+    DataPathProbe probe = new DataPathProbe(crc);
     try {
       probe.connect(crc, markers);
       for (WorkRequestOpcode op : OPS) {
@@ -95,7 +105,11 @@ final class DataPathProbe {
       throw new IllegalStateException("no connect request within 30 s");
     }
     request.accept(qb, AcceptParams.builder().build()).get(30, TimeUnit.SECONDS);
-    cf.get(30, TimeUnit.SECONDS);
+    RdmaConnection connection = cf.get(30, TimeUnit.SECONDS);
+    if (connection.mpaInfo().crc() != crc) {
+      throw new IllegalStateException("asked for crc=" + crc + ", negotiated "
+          + connection.mpaInfo().crc());
+    }
     listener.close();
     int length = SIZES[SIZES.length - 1];
     src = a.region(length);

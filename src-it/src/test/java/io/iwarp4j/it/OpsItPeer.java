@@ -34,7 +34,11 @@ final class OpsItPeer implements AutoCloseable {
   private final WorkCompletion[] out = new WorkCompletion[256];
 
   OpsItPeer(int eventLoopThreads, int cqCapacity) {
-    device = RdmaDevice.open(DeviceConfig.builder().eventLoopThreads(eventLoopThreads).build());
+    this(DeviceConfig.builder().eventLoopThreads(eventLoopThreads).build(), cqCapacity);
+  }
+
+  OpsItPeer(DeviceConfig config, int cqCapacity) {
+    device = RdmaDevice.open(config);
     pd = device.allocateProtectionDomain();
     cq = device.createCompletionQueue(cqCapacity);
     for (int i = 0; i < out.length; i++) {
