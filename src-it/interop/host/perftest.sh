@@ -15,7 +15,7 @@ perf_h2g() {
   k=$((k + 1))
   # timeout: a perftest latency test that lost its peer spins on its buffer for ever (and
   # starves the emulated guest); no row here takes a tenth of it.
-  G "(timeout $PERF_GUEST_TIMEOUT ib_$test -R -d siw0 -F -p $port -s $size -n $iters; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
+  G "(timeout $PERF_GUEST_TIMEOUT stdbuf -oL ib_$test -R -d siw0 -F -p $port -s $size -n $iters; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
 echo \$! > perf-$k.pid
 for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
 sleep 1" 30
@@ -47,7 +47,7 @@ perf_g2h() {
   # peer-to-peer mode, so this row cannot complete: our server gives up after 30 s with that
   # diagnosis, and siw's client, spinning on its buffer, is stopped soon after.
   [ "$test" = write_lat ] && limit=45
-  G "timeout $limit ib_$test -R -d siw0 -F -p 7202 -s $size -n $iters 10.0.2.100" 300
+  G "timeout $limit stdbuf -oL ib_$test -R -d siw0 -F -p 7202 -s $size -n $iters 10.0.2.100" 300
   local grc=$?
   local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
   cp "$S/cmd-$n.log" "$L/$id-perftest.log"

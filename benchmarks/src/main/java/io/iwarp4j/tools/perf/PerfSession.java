@@ -147,7 +147,8 @@ final class PerfSession implements AutoCloseable {
     for (int i = 0; i < qps.length; i++) {
       if (client) {
         ConnectParams.Builder p = ConnectParams.builder().crc(opts.crc()).markers(opts.markers())
-            .connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()));
+            .connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()))
+            .replyTimeout(Duration.ofMillis(DataConnectRetry.REPLY_TIMEOUT_MILLIS));
         if (opts.mode().usesReads()) {
           p.ird(opts.outReads()).ord(opts.outReads());
         }

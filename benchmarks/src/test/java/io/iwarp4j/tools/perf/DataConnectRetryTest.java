@@ -87,11 +87,18 @@ class DataConnectRetryTest {
   }
 
   @Test
-  void rejectionsTimeoutsAndOtherMpaErrorsAreFinal() {
+  void noMpaReplyWithinTheReplyTimeoutIsRetryable() {
+    assertTrue(DataConnectRetry.retryable(new RdmaTimeoutException("MPA startup with "
+        + "/127.0.0.1:7181: no MPA Reply", new MpaException(MpaError.TCP_CONNECTION_LOST,
+        "no MPA Reply within PT5S", new java.util.concurrent.TimeoutException()))));
+  }
+
+  @Test
+  void rejectionsTcpTimeoutsAndOtherMpaErrorsAreFinal() {
     assertFalse(DataConnectRetry.retryable(new RdmaRejectedException("rejected by the peer",
         new byte[0], 0, 0, null)));
-    assertFalse(DataConnectRetry.retryable(new RdmaTimeoutException("MPA startup timed out",
-        new MpaException(MpaError.TCP_CONNECTION_LOST, "no Reply"))));
+    assertFalse(DataConnectRetry.retryable(new RdmaTimeoutException("TCP connect to "
+        + "/127.0.0.1:7181 timed out", new io.netty.channel.ConnectTimeoutException("timeout"))));
     assertFalse(DataConnectRetry.retryable(new RdmaConnectException("MPA startup failed",
         new MpaException(MpaError.INVALID_STARTUP_FRAME, "bad key"))));
     assertFalse(DataConnectRetry.retryable(new RdmaConnectException("set-up failed", null)));
