@@ -7,15 +7,16 @@ check.py judges a whole capture; in the interop suite one end is iwarp4j and the
 siw, and check.py's verdict does not say which one broke a rule. This script attributes every
 error finding of `check.py --json` to its sender and prints one line:
 
-    ours <n> [codes] | siw <n> [codes] | capture <n> [codes] | verdict PASS|FAIL
+    ours <n> [codes] | siw <n> [codes] | capture/hostfwd <n> [codes] | verdict PASS|FAIL
 
 RESPONDER is who listens on PORT: "siw" (host -> guest ports, our end is the MPA Initiator)
 or "ours" (guest -> host ports). Attribution: a finding's frame is looked up in the capture
 (its TCP source port is PORT -> the Responder sent it, else the Initiator); findings without a
-frame carry "i2r:"/"r2i:" in their message. Capture artefacts are their own class:
-T_CAPTURE (TCP retransmissions the capture saw on the busy loopback) and T_NO_REPLY on a
-connection whose Responder side carried no octet at all (qemu's hostfwd accepts a TCP
-connection and resets it while nothing listens in the guest; iwarp-perf then retries).
+frame carry "i2r:"/"r2i:" in their message. Capture and NAT artefacts are their own class,
+"capture/hostfwd": T_CAPTURE (TCP retransmissions the capture saw on the busy loopback) and
+T_NO_REPLY on a connection whose Responder side carried no octet at all (qemu's hostfwd
+accepts every TCP connection on the host, then resets it when nothing listens in the guest, or
+keeps it while the guest never answers; iwarp-perf then retries its data connect).
 A stream that ends inside an FPDU (F_TRUNCATED, and the T_UNDECODED it causes) because the
 other end reset the connection is counted as "cut by the peer's reset", not as the sender's.
 
@@ -59,7 +60,7 @@ def main(argv):
             continue
         code = it["code"]
         if code == "T_CAPTURE" or (code == "T_NO_REPLY" and it.get("stream") in silent_responder):
-            who["capture"][code] += 1
+            who["capture/hostfwd"][code] += 1
             continue
         msg = str(it.get("msg", ""))
         if code in ("F_TRUNCATED", "T_UNDECODED") and msg[:3] in ("i2r", "r2i"):
@@ -88,7 +89,7 @@ def main(argv):
         c = who[name]
         return "%s %d%s" % (name, sum(c.values()), (" " + json.dumps(dict(sorted(c.items()))))
                             if c else "")
-    parts = [part("ours"), part("siw"), part("capture")]
+    parts = [part("ours"), part("siw"), part("capture/hostfwd")]
     if who["cut by the peer's reset"]:
         parts.append(part("cut by the peer's reset"))
     if who["unattributed"]:

@@ -73,7 +73,7 @@ class SiwInteropIT {
     env.put("SCENARIOS", String.join(" ", scenarios));
     env.put("REPEAT", Integer.toString(repeat));
     env.put("RACE", Integer.toString(Math.max(race, 1)));
-    env.put("TIMEOUT", Integer.toString(600 + 120 * repeat + 30 * race));
+    env.put("TIMEOUT", Integer.toString(600 + 120 * repeat + 30 * race + (perftest ? 600 : 0)));
     System.out.println("SiwInteropIT: " + script + " -> " + out + " (repeat " + repeat
         + ", race " + race + ")");
     Process p = pb.start();
