@@ -76,6 +76,24 @@ final class PerfSession implements AutoCloseable {
   private final PerftestExchange exchange;
   private RdmaListener listener;
   private final BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
+  /** Data connects: a fresh queue pair per retry (a failed connect leaves its QP in ERROR). */
+  private final DataConnectRetry<QueuePair> dataConnects = new DataConnectRetry<>(
+      new DataConnectRetry.Resources<>() {
+        @Override
+        public QueuePair fresh() {
+          return device.createQueuePair(pd, dataQueuePairConfig());
+        }
+
+        @Override
+        public void release(QueuePair failed) {
+          failed.close();
+        }
+
+        @Override
+        public void pause(long millis) throws InterruptedException {
+          Thread.sleep(millis);
+        }
+      }, DataConnectRetry.ATTEMPTS);
   int cycleBuffer = PAGE_SIZE;
   int bufferSize;
 
@@ -263,25 +281,6 @@ final class PerfSession implements AutoCloseable {
     }
     return b.build();
   }
-
-  /** Data connects: a fresh queue pair per retry (a failed connect leaves its QP in ERROR). */
-  private final DataConnectRetry<QueuePair> dataConnects = new DataConnectRetry<>(
-      new DataConnectRetry.Resources<>() {
-        @Override
-        public QueuePair fresh() {
-          return device.createQueuePair(pd, dataQueuePairConfig());
-        }
-
-        @Override
-        public void release(QueuePair failed) {
-          failed.close();
-        }
-
-        @Override
-        public void pause(long millis) throws InterruptedException {
-          Thread.sleep(millis);
-        }
-      }, DataConnectRetry.ATTEMPTS);
 
   private void connect(QueuePair qp, ConnectParams p, String what)
       throws IOException, InterruptedException {
