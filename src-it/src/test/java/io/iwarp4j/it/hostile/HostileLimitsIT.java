@@ -78,9 +78,17 @@ class HostileLimitsIT {
    */
   @Test
   void readRequestsBeyondIrdEndInATerminate() throws Exception {
+    MemorySample cold = MemorySample.take();
+    MemorySample warm = cold;
     for (int round = 0; round < REPEAT; round++) {
       readRequestsBeyondIrdOnce();
+      if (round == 0) {
+        warm = MemorySample.take();
+      }
     }
+    // Generous bounds: 64 x 1 MiB requested per round, so a leak of the responses would show.
+    MemorySample.assertBounded("Read-Request flood x" + REPEAT, cold, warm, MemorySample.take(),
+        32, 32);
   }
 
   private void readRequestsBeyondIrdOnce() throws Exception {
@@ -117,6 +125,76 @@ class HostileLimitsIT {
       e = events.poll(T, TimeUnit.SECONDS);
       assertNotNull(e, "no DISCONNECTED event after the ERROR");
     } while (e.type() != ConnectionEventType.DISCONNECTED);
+  }
+
+  /**
+   * {@link DeviceConfig#maxConnections()} is distinct from the queue-pair limit: with a limit
+   * of 2 connections and none of them holding a queue pair yet (both still waiting for the
+   * application's decision on their MPA Request), a third TCP connection is closed by the
+   * device before it reads anything (the client sees end of stream, or a reset when its
+   * Request was already in the device's socket), no ConnectRequest reaches the application, and
+   * an outbound connect is refused with an exception naming the limit. Once one of the two
+   * closes, a new client is served again.
+   */
+  @Test
+  void connectionsBeyondMaxConnectionsAreRefused() throws Exception {
+    BlockingQueue<ConnectRequest> limited = new LinkedBlockingQueue<>();
+    RdmaDevice small = RdmaDevice.open(DeviceConfig.builder().eventLoopThreads(1)
+        .maxConnections(2).maxQueuePairs(16).build());
+    try {
+      RdmaListener l = small.listen(new InetSocketAddress("127.0.0.1", 0), limited::add);
+      for (int round = 0; round < REPEAT; round++) {
+        HostilePeer first = admitted(l, limited);
+        try (HostilePeer second = admitted(l, limited)) {
+          try (HostilePeer third = new HostilePeer(l.localAddress())) {
+            try {
+              third.sendRequest();
+            } catch (java.io.IOException refusedAlready) {
+              // the device closed it before the Request was written
+            }
+            assertTrue(third.closedByDevice(), "the third connection was not refused");
+          }
+          assertEquals(null, limited.poll(200, TimeUnit.MILLISECONDS),
+              "a ConnectRequest beyond the limit");
+          QueuePair qp = small.createQueuePair(small.allocateProtectionDomain(),
+              QueuePairConfig.builder(small.createCompletionQueue(4),
+                  small.createCompletionQueue(4)).build());
+          IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalStateException.class,
+              () -> small.connect(qp, (InetSocketAddress) l.localAddress()));
+          assertTrue(refused.getMessage().contains("maxConnections"), refused.getMessage());
+          qp.close();
+          // One closes: its slot is released once the device has seen the close.
+          first.close();
+          admitted(l, limited).close();
+        }
+      }
+    } finally {
+      small.close();
+    }
+  }
+
+  /**
+   * A raw client whose MPA Request reached the application, retrying (bounded) while the device
+   * refuses it because connections closed by earlier steps are not yet released.
+   */
+  private static HostilePeer admitted(RdmaListener l, BlockingQueue<ConnectRequest> requests)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(T);
+    for (;;) {
+      assertTrue(System.nanoTime() < deadline, "no connection admitted within " + T + " s");
+      HostilePeer peer = new HostilePeer(l.localAddress());
+      try {
+        peer.sendRequest();
+        if (requests.poll(2, TimeUnit.SECONDS) != null) {
+          return peer;
+        }
+      } catch (java.io.IOException refused) {
+        // refused: the limit is still reached
+      }
+      peer.close();
+      Thread.sleep(50);
+    }
   }
 
   private static void checkTerminateAfterResponses(HostilePeer peer) throws Exception {
