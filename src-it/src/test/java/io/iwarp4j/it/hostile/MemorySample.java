@@ -6,9 +6,10 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * Heap in use after a {@code System.gc()} and the JDK's direct buffer pool (where Netty's pooled
- * direct arenas and the memory regions live), sampled around a flood so a test can show that
- * the flood left nothing behind.
+ * Heap in use after a {@code System.gc()} and direct memory: the JDK's direct buffer pool (every
+ * {@code ByteBuffer.allocateDirect}: the memory regions, and Netty's pooled arenas when Netty
+ * allocates through it) plus what Netty allocates without a cleaner, if any. Sampled around a
+ * flood so a test can show that the flood left nothing behind.
  */
 record MemorySample(long heap, long direct) {
   private static final long MIB = 1 << 20;
@@ -25,6 +26,8 @@ record MemorySample(long heap, long direct) {
         direct = pool.getMemoryUsed();
       }
     }
+    // Direct memory Netty allocates without a cleaner is not in the JDK's pool: add it.
+    direct += Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
     return new MemorySample(heap, direct);
   }
 
