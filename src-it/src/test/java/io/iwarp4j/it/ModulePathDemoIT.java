@@ -15,9 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
@@ -121,6 +123,8 @@ class ModulePathDemoIT {
 
   private static CompileResult compile(String tree, String module, String modulePath, Path out)
       throws IOException {
+    // javac --module skips sources whose classes in -d are newer: always start empty.
+    deleteRecursively(out);
     Files.createDirectories(out);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     List<String> args = new ArrayList<>(List.of("--release", "17", "-Xlint:all", "-Werror",
@@ -131,6 +135,17 @@ class ModulePathDemoIT {
     boolean ok = javac.getTask(writer, null, null, args, null, null).call();
     writer.flush();
     return new CompileResult(ok, text.toString());
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   private static Thread drain(InputStream in, ByteArrayOutputStream out) {
