@@ -128,6 +128,8 @@ public final class DdpStream implements UlpduListener {
   private boolean started;
   private boolean erroneous;
   private boolean terminateSent;
+  /** The octets after the DDP header of the Terminate this stream sent; 0 while none was. */
+  private int sentTerminateLength;
   private boolean closed;
 
   /**
@@ -598,6 +600,16 @@ public final class DdpStream implements UlpduListener {
   // ---- teardown ----
 
   /**
+   * The length of the Terminate this stream sent, counted from the end of its DDP header (the
+   * Terminate Control field and the headers it echoes): what RDMAP counts as its octets.
+   *
+   * @return the length, or 0 while no Terminate was sent
+   */
+  public int sentTerminateLength() {
+    return sentTerminateLength;
+  }
+
+  /**
    * Sends the DDP-layer Terminate for the error this stream reported (RFC 5040 §4.8: Layer 1,
    * the error's EType and code, M=1 and D=1 with the DDP Segment Length and the offending DDP
    * header; HdrCt 000 when the segment was too short to hold a whole header), then closes.
@@ -666,6 +678,7 @@ public final class DdpStream implements UlpduListener {
           message.readableBytes() - UntaggedHeader.LENGTH);
       terminateSent = true;
       segmenter.sendUntagged(rsvdUlp, TerminateMessage.TERMINATE_QN, rest, null);
+      sentTerminateLength = rest.readableBytes();
     } catch (RuntimeException e) {
       closed = true;
       channel.close();

@@ -144,6 +144,9 @@ public final class RdmapEndpoint {
   /** Transmit messages below this were released by the transport, sent or dropped. */
   private long taken;
 
+  /** Where this stream counts its traffic and errors. */
+  private final RdmapCounters counters;
+
   private int state = OPEN;
   /** Why the stream ended, for exception messages; null while not ended. */
   private String endReason;
@@ -193,6 +196,30 @@ public final class RdmapEndpoint {
    */
   public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
       int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306) {
+    this(stream, listener, ird, ord, maxReceiveBuffers, maxReceivePieces, rfc7306,
+        new RdmapCounters());
+  }
+
+  /**
+   * Like {@link #RdmapEndpoint(DdpStream, RdmapEndpointListener, int, int, int, int, boolean)},
+   * counting the stream's traffic and errors into {@code counters} (a queue pair's, which outlive
+   * the stream).
+   *
+   * @param stream the DDP stream, not yet started, with no queue enabled
+   * @param listener the owner's callbacks
+   * @param ird inbound Read and Atomic Request queue depth (negotiated)
+   * @param ord outbound Read and Atomic depth (negotiated)
+   * @param maxReceiveBuffers how many receive buffers may be posted at once
+   * @param maxReceivePieces the most scatter pieces one receive buffer may have
+   * @param rfc7306 whether the RFC 7306 extensions are enabled
+   * @param counters where to count, written on this stream's event loop only
+   * @throws IllegalArgumentException for a negative IRD or ORD or non-positive receive sizes
+   * @throws IllegalStateException off the event loop, or when the stream is started or has a
+   *     queue enabled already
+   */
+  public RdmapEndpoint(DdpStream stream, RdmapEndpointListener listener, int ird, int ord,
+      int maxReceiveBuffers, int maxReceivePieces, boolean rfc7306, RdmapCounters counters) {
+    this.counters = Objects.requireNonNull(counters, "counters");
     this.stream = Objects.requireNonNull(stream, "stream");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.channel = stream.channel();
@@ -239,6 +266,15 @@ public final class RdmapEndpoint {
   }
 
   // ---- set-up and state ----
+
+  /**
+   * The counters this stream counts into.
+   *
+   * @return the counters given to the constructor, or the endpoint's own
+   */
+  public RdmapCounters counters() {
+    return counters;
+  }
 
   /**
    * The DDP stream listener installed on the stream (this endpoint's receive side).
@@ -331,6 +367,7 @@ public final class RdmapEndpoint {
   public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
     checkIssue("write");
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
+    counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
     operations.addTransmit(token, txSeq++);
   }
 
@@ -369,6 +406,7 @@ public final class RdmapEndpoint {
     ReadRequestHeader.write(readRequestHeader, sinkStag, sinkTo, length, srcStag, srcTo);
     stream.sendUntagged(READ_REQUEST_RSVD_ULP, RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
         readRequestHeader, null);
+    counters.sent(RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH);
     long position = operations.addRead(token, size);
     reads.add(position, sinkStag, sinkTo, size);
   }
@@ -392,6 +430,7 @@ public final class RdmapEndpoint {
     }
     long rsvdUlp = RdmapControl.untaggedRsvdUlp(opcode, invalidateStag);
     stream.sendUntagged(rsvdUlp, opcode.queueNumber(), null, payload);
+    counters.sent(opcode, payload == null ? 0 : payload.totalLength());
     operations.addTransmit(token, txSeq++);
   }
 
@@ -433,6 +472,7 @@ public final class RdmapEndpoint {
     checkIssue("write with immediate");
     check7306("RDMA Write with Immediate");
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
+    counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
     txSeq++; // the Write: completion comes with the Immediate Data that follows it
     issueImmediate(solicited, data);
     operations.addTransmit(token, txSeq++);
@@ -443,6 +483,8 @@ public final class RdmapEndpoint {
     ImmediateDataHeader.write(immediateHeader, data);
     stream.sendUntagged(solicited ? IMMEDIATE_SE_RSVD_ULP : IMMEDIATE_RSVD_ULP,
         RdmapOpcode.IMMEDIATE_DATA.queueNumber(), immediateHeader, null);
+    counters.sent(solicited ? RdmapOpcode.IMMEDIATE_DATA_WITH_SE : RdmapOpcode.IMMEDIATE_DATA,
+        ImmediateDataHeader.LENGTH);
   }
 
   /**
@@ -493,6 +535,7 @@ public final class RdmapEndpoint {
         addOrSwapData, addOrSwapMask, fetchAdd ? 0 : compareData, fetchAdd ? -1L : compareMask);
     stream.sendUntagged(ATOMIC_REQUEST_RSVD_ULP, RdmapOpcode.ATOMIC_REQUEST.queueNumber(),
         atomicRequestHeader, null);
+    counters.sent(RdmapOpcode.ATOMIC_REQUEST, AtomicRequestHeader.LENGTH);
     long position = operations.addRead(token, Long.BYTES);
     reads.addAtomic(position, resultStag, resultTo, requestId);
   }
@@ -649,6 +692,7 @@ public final class RdmapEndpoint {
     AtomicResponseHeader.write(atomicResponseHeader, atomics.requestId(), atomics.originalValue());
     stream.sendUntagged(ATOMIC_RESPONSE_RSVD_ULP, RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
         atomicResponseHeader, null);
+    counters.sent(RdmapOpcode.ATOMIC_RESPONSE, AtomicResponseHeader.LENGTH);
     responder.trackAtomicResponse(txSeq);
     txSeq++;
     responseWritten();
@@ -736,7 +780,9 @@ public final class RdmapEndpoint {
       return;
     }
     int ddpStart = request.readerIndex() - ReadRequestHeader.START_OFFSET;
-    if (ReadRequestHeader.readSize(request, ddpStart) != 0) {
+    int size = ReadRequestHeader.readSize(request, ddpStart);
+    counters.sent(RdmapOpcode.RDMA_READ_RESPONSE, Integer.toUnsignedLong(size));
+    if (size != 0) {
       readResponseHorizon = txSeq + 1;
     }
     txSeq++;
@@ -775,6 +821,7 @@ public final class RdmapEndpoint {
         + Integer.toHexString(error.code()) + ")");
     try {
       stream.terminateForError();
+      countTerminateSent(DdpError.LAYER, error.errorType(), error.code());
     } catch (RuntimeException e) {
       log.debug("{} the DDP Terminate could not be sent: {}", channel, e.toString());
       channel.close();
@@ -833,11 +880,19 @@ public final class RdmapEndpoint {
       stream.terminate(layer, errorType, errorCode, ddpHeader,
           ddpHeader == null ? 0 : failed.segmentLength(),
           ddpHeader == null ? null : failed.rdmaHeader());
+      countTerminateSent(layer, errorType, errorCode);
     } catch (RuntimeException e) {
       log.debug("{} the Terminate could not be sent: {}", channel, e.toString());
       channel.close();
     }
     listener.onTerminateSent(layer, errorType, errorCode);
+  }
+
+  private void countTerminateSent(int layer, int errorType, int errorCode) {
+    int octets = stream.sentTerminateLength();
+    if (octets > 0) {
+      counters.terminateSent(layer, errorType, errorCode, octets);
+    }
   }
 
   /** Answers the waiting inbound requests that may be answered now, in order. */

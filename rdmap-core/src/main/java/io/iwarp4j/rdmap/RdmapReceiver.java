@@ -188,12 +188,16 @@ final class RdmapReceiver implements DdpStreamListener {
       return;
     }
     if (RdmapControl.opcode(rsvdUlp) == RdmapOpcode.RDMA_READ_RESPONSE.code()) {
+      endpoint.counters().received(RdmapOpcode.RDMA_READ_RESPONSE, length);
       if (log.isDebugEnabled()) {
         log.debug("{} Read Response delivered: {} octets at STag 0x{}", endpoint.channel(),
             length, Integer.toHexString(stag));
       }
       endpoint.readResponseDelivered();
-    } else if (log.isDebugEnabled()) {
+      return;
+    }
+    endpoint.counters().received(RdmapOpcode.RDMA_WRITE, length);
+    if (log.isDebugEnabled()) {
       // §5.1: a valid RDMA Write is placed, never delivered to the ULP.
       log.debug("{} RDMA Write placed: {} octets at STag 0x{} TO 0x{}", endpoint.channel(),
           length, Integer.toHexString(stag), Long.toHexString(to));
@@ -207,6 +211,7 @@ final class RdmapReceiver implements DdpStreamListener {
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
     if (isImmediate(opcode.code())) {
+      endpoint.counters().received(opcode, ImmediateDataHeader.LENGTH);
       if (log.isDebugEnabled()) {
         log.debug("{} {} delivered: msn={} buffer={}", endpoint.channel(), opcode,
             Integer.toUnsignedString(msn), bufferId);
@@ -214,6 +219,7 @@ final class RdmapReceiver implements DdpStreamListener {
       endpoint.deliverImmediate(bufferId, opcode, immediateData);
       return;
     }
+    endpoint.counters().received(opcode, Integer.toUnsignedLong(length));
     int invalidated = 0;
     if (opcode.carriesInvalidateStag()) {
       int stag = RdmapControl.invalidateStagOf(rsvdUlp);
@@ -238,6 +244,8 @@ final class RdmapReceiver implements DdpStreamListener {
     if (!endpoint.receiving()) {
       return;
     }
+    endpoint.counters().received(RdmapOpcode.fromCode(
+        RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp))), message.readableBytes());
     if (qn == RdmapOpcode.TERMINATE.queueNumber()) {
       terminateDelivered(message);
       return;
@@ -277,6 +285,7 @@ final class RdmapReceiver implements DdpStreamListener {
       log.debug("{} Terminate received: {}/{}/0x{}", endpoint.channel(), layer, errorType,
           Integer.toHexString(errorCode));
     }
+    endpoint.counters().terminateReceived(layer, errorType, errorCode);
     endpoint.terminateReceived(layer, errorType, errorCode);
   }
 

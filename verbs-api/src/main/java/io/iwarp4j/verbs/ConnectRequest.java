@@ -137,6 +137,7 @@ public final class ConnectRequest {
       throw new IllegalStateException("this connect request was already accepted or rejected");
     }
     qp.claimForConnection();
+    LifecycleLog.accept(qp.number(), remoteAddress());
     QueuePairCapabilities caps = qp.capabilities();
     ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remoteAddress(),
         handler);
@@ -156,6 +157,7 @@ public final class ConnectRequest {
    */
   public void reject(byte[] privateData) {
     request.reject(Objects.requireNonNull(privateData, "privateData"));
+    LifecycleLog.reject(remoteAddress(), privateData.length);
   }
 
   @Override

@@ -116,7 +116,7 @@ final class ConnectionSetup {
       // The endpoint installs itself as the stream's listener and enables its queues.
       DdpStream stream = new DdpStream(mpa, qp.pd().ddp(), null);
       RdmapEndpoint endpoint = new RdmapEndpoint(stream, qp.endpointListener(), ird, ord,
-          caps.maxRecvWr(), caps.maxRecvSge(), caps.rfc7306());
+          caps.maxRecvWr(), caps.maxRecvSge(), caps.rfc7306(), qp.rdmapCounters());
       connection = new RdmaConnection(qp, channel, info, ird, ord, listener);
       if (!qp.attach(new RdmapEndpointPort(endpoint, channel), connection.sink(), connection)) {
         fail(channel.eventLoop(), channel, new RdmaConnectException("queue pair " + qp.number()

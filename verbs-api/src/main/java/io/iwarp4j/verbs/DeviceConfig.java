@@ -32,6 +32,8 @@ public final class DeviceConfig {
   private final int writeBufferLowWaterMark;
   private final int writeBufferHighWaterMark;
   private final boolean rfc7306;
+  private final boolean jmx;
+  private final java.nio.file.Path pcapDirectory;
 
   private DeviceConfig(Builder b) {
     this.transport = b.transport;
@@ -52,6 +54,8 @@ public final class DeviceConfig {
     this.writeBufferLowWaterMark = b.writeBufferLowWaterMark;
     this.writeBufferHighWaterMark = b.writeBufferHighWaterMark;
     this.rfc7306 = b.rfc7306;
+    this.jmx = b.jmx;
+    this.pcapDirectory = b.pcapDirectory;
   }
 
   /**
@@ -242,6 +246,30 @@ public final class DeviceConfig {
     return writeBufferHighWaterMark;
   }
 
+  /**
+   * Whether the device and each of its queue pairs publish their counters as MBeans on the
+   * platform MBeanServer ({@link CountersMXBean}): {@code io.iwarp4j:type=Device,name=<device>}
+   * and {@code io.iwarp4j:type=QueuePair,device=<device>,qp=<number>}. Default false.
+   *
+   * @return whether JMX publication is on
+   */
+  public boolean jmx() {
+    return jmx;
+  }
+
+  /**
+   * Where each connection's TCP stream is written as a pcap file for Wireshark, or null (the
+   * default) for no capture. One file per connection, named
+   * {@code <device>-<local port>-<remote host>-<remote port>.pcap}; see docs/troubleshooting.md.
+   * Capturing copies every octet into the file on the event loop: a debugging aid, not for
+   * production traffic.
+   *
+   * @return the directory, or null
+   */
+  public java.nio.file.Path pcapDirectory() {
+    return pcapDirectory;
+  }
+
   @Override
   public String toString() {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
@@ -249,7 +277,8 @@ public final class DeviceConfig {
         + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
         + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
         + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
-        + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306 + '}';
+        + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
+        + (jmx ? ", jmx" : "") + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -270,6 +299,8 @@ public final class DeviceConfig {
     private int defaultOrd = 16;
     private Duration connectTimeout = Duration.ofSeconds(10);
     private boolean rfc7306 = true;
+    private boolean jmx;
+    private java.nio.file.Path pcapDirectory;
     private int writeBufferLowWaterMark = 256 * 1024;
     private int writeBufferHighWaterMark = 512 * 1024;
 
@@ -477,6 +508,31 @@ public final class DeviceConfig {
       }
       this.writeBufferLowWaterMark = low;
       this.writeBufferHighWaterMark = high;
+      return this;
+    }
+
+    /**
+     * Publishes the device's and its queue pairs' counters as MBeans (see
+     * {@link DeviceConfig#jmx()}).
+     *
+     * @param enabled true to register the MBeans
+     * @return this builder
+     */
+    public Builder jmx(boolean enabled) {
+      this.jmx = enabled;
+      return this;
+    }
+
+    /**
+     * Writes every connection's TCP stream to a pcap file in {@code directory} (see
+     * {@link DeviceConfig#pcapDirectory()}); null turns capturing off. The directory is created
+     * when the first connection opens.
+     *
+     * @param directory the directory, or null
+     * @return this builder
+     */
+    public Builder pcapDirectory(java.nio.file.Path directory) {
+      this.pcapDirectory = directory;
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.iwarp4j.verbs;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.rdmap.RdmapCounters;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
 import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
@@ -95,6 +96,10 @@ public final class QueuePair implements AutoCloseable {
   private final ReceiveQueue rq;
   private final Runnable drainTask = this::drainOnLoop;
   private final EndpointEvents endpointEvents = new EndpointEvents();
+  /** Traffic and error counters, written by the event loop (see RdmapCounters). */
+  private final RdmapCounters counters = new RdmapCounters();
+  /** The name of this queue pair's counters MBean, or null (set by the device). */
+  volatile javax.management.ObjectName countersMBean;
   /** Set by the first connection attempt (or by a close/error before any). */
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
@@ -222,6 +227,27 @@ public final class QueuePair implements AutoCloseable {
    */
   public int outstandingReceives() {
     return rq.outstanding();
+  }
+
+  /**
+   * Copies this queue pair's counters into {@code into}, replacing what it held: messages and
+   * octets per RDMAP message type, Terminates by code, flushes, errors (see
+   * {@link CountersSnapshot}). Callable from any thread at any time, also after {@link #close()};
+   * allocates nothing and takes no lock.
+   *
+   * @param into the caller's snapshot, reused across calls
+   * @return {@code into}
+   */
+  public CountersSnapshot counters(CountersSnapshot into) {
+    long[] values = into.values();
+    java.util.Arrays.fill(values, 0);
+    counters.addTo(values);
+    return into;
+  }
+
+  /** The live counters, for the RDMAP endpoint and the device's totals. */
+  RdmapCounters rdmapCounters() {
+    return counters;
   }
 
   // ---- posting (any thread) ----
@@ -799,6 +825,7 @@ public final class QueuePair implements AutoCloseable {
       terminateSentReported = true;
     }
     if (report && events != null) {
+      counters.errorEvent();
       events.onQpError(this, terminate, reason);
     }
   }
@@ -824,6 +851,7 @@ public final class QueuePair implements AutoCloseable {
       boolean charged = sq.oldestSequence() == sendCharge && status != null;
       WorkCompletion wc = stageSend(s.wr, charged ? status : WcStatus.WR_FLUSH_ERR, 0,
           charged ? vendorError : 0);
+      countError(charged);
       sq.retireOldest();
       sendCq.offer(wc);
     }
@@ -833,8 +861,17 @@ public final class QueuePair implements AutoCloseable {
       boolean charged = rq.oldestSequence() == recvCharge && status != null;
       WorkCompletion wc = stageRecv(r.wr, charged ? status : WcStatus.WR_FLUSH_ERR, null, 0, 0,
           charged ? vendorError : 0);
+      countError(charged);
       rq.retireOldest();
       recvCq.offer(wc);
+    }
+  }
+
+  private void countError(boolean charged) {
+    if (charged) {
+      counters.errorCompletion();
+    } else {
+      counters.flushed(1);
     }
   }
 
@@ -879,6 +916,7 @@ public final class QueuePair implements AutoCloseable {
       boolean duplicate = !t.receivedFromPeer() && terminateSentReported;
       terminateSentReported |= !t.receivedFromPeer();
       if (!duplicate && events != null) {
+        counters.errorEvent();
         events.onQpError(this, t, t.toString());
       }
       return;

@@ -189,6 +189,7 @@ public final class RdmaConnection {
 
   static void emit(ConnectionEventListener listener, ConnectionEvent event) {
     log.debug("{}", event);
+    LifecycleLog.event(event);
     if (listener == null) {
       return;
     }

@@ -5,6 +5,7 @@ import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.mpa.Transport;
+import io.iwarp4j.rdmap.RdmapCounters;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -26,6 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +77,14 @@ public final class RdmaDevice implements AutoCloseable {
   private final Set<CompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
   private final Set<RdmaListener> listeners = ConcurrentHashMap.newKeySet();
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+  /** Guards {@link #liveCounters} and {@link #retiredCounters}. */
+  private final Object countersLock = new Object();
+  /** The counters of the open queue pairs; copied on change, so reading allocates nothing. */
+  private RdmapCounters[] liveCounters = new RdmapCounters[0];
+  /** The sum of the counters of the queue pairs closed so far. */
+  private final long[] retiredCounters = new long[RdmapCounters.LENGTH];
+  /** The device's counters MBean, or null. */
+  private final ObjectName countersMBean;
 
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
@@ -82,7 +93,17 @@ public final class RdmaDevice implements AutoCloseable {
     this.stags = new StagTable(config.maxMemoryRegions());
     this.group = transport.newEventLoopGroup(config.eventLoopThreads(),
         new DefaultThreadFactory(name, true));
+    this.countersMBean = config.jmx() ? registerMBean() : null;
     log.debug("opened device {} on {}: {}", name, transport, config);
+  }
+
+  private ObjectName registerMBean() {
+    try {
+      return CountersMBean.register(CountersMBean.deviceName(name), this::counters);
+    } catch (JMException e) {
+      log.warn("device {}: no counters MBean: {}", name, e.toString());
+      return null;
+    }
   }
 
   /**
@@ -131,6 +152,36 @@ public final class RdmaDevice implements AutoCloseable {
    */
   public AtomicCapability atomicCapability() {
     return config.rfc7306() ? AtomicCapability.DEVICE : AtomicCapability.NONE;
+  }
+
+  /**
+   * The device's name, unique in this JVM ({@code iwarp4j-1}, {@code iwarp4j-2}, ...): it names
+   * the device's threads, its MBeans and its pcap files.
+   *
+   * @return the name
+   */
+  public String name() {
+    return name;
+  }
+
+  /**
+   * Copies the device's counters into {@code into}, replacing what it held: the sum over its
+   * open queue pairs and every queue pair closed so far (see {@link CountersSnapshot}). Callable
+   * from any thread; allocates nothing (it takes a short lock against queue pairs being created
+   * or closed).
+   *
+   * @param into the caller's snapshot, reused across calls
+   * @return {@code into}
+   */
+  public CountersSnapshot counters(CountersSnapshot into) {
+    long[] values = into.values();
+    synchronized (countersLock) {
+      System.arraycopy(retiredCounters, 0, values, 0, RdmapCounters.LENGTH);
+      for (RdmapCounters c : liveCounters) {
+        c.addTo(values);
+      }
+    }
+    return into;
   }
 
   /**
@@ -227,6 +278,20 @@ public final class RdmaDevice implements AutoCloseable {
       QueuePair qp = new QueuePair(this, nextQpNumber.getAndIncrement(), pd, qpConfig.sendCq(),
           qpConfig.recvCq(), caps, qpConfig.signalAllSends());
       queuePairs.add(qp);
+      synchronized (countersLock) {
+        RdmapCounters[] live = java.util.Arrays.copyOf(liveCounters, liveCounters.length + 1);
+        live[live.length - 1] = qp.rdmapCounters();
+        liveCounters = live;
+      }
+      if (config.jmx()) {
+        try {
+          qp.countersMBean = CountersMBean.register(
+              CountersMBean.queuePairName(name, qp.number()), qp::counters);
+        } catch (JMException e) {
+          log.warn("device {}: no counters MBean for queue pair {}: {}", name, qp.number(),
+              e.toString());
+        }
+      }
       return qp;
     }
   }
@@ -268,6 +333,7 @@ public final class RdmaDevice implements AutoCloseable {
           @Override
           protected void initChannel(Channel ch) {
             track(ch);
+            capture(ch);
             MpaResponderHandler responder = new MpaResponderHandler(settings);
             ch.pipeline().addLast("mpa", responder)
                 .addLast(ConnectionHandler.NAME,
@@ -340,11 +406,12 @@ public final class RdmaDevice implements AutoCloseable {
           @Override
           protected void initChannel(Channel ch) {
             track(ch);
+            capture(ch);
             ch.pipeline().addLast("mpa", initiator).addLast(ConnectionHandler.NAME, handler);
             initiator.handshakeFuture().addListener(f -> setup.onHandshake(f, ch));
           }
         });
-    log.debug("{} connecting queue pair {} to {}", name, qp.number(), remote);
+    LifecycleLog.connect(name, qp.number(), remote);
     b.connect(remote).addListener(f -> {
       if (!f.isSuccess()) {
         setup.tcpFailed(loop, f.cause());
@@ -398,6 +465,7 @@ public final class RdmaDevice implements AutoCloseable {
     }
     domains.clear();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10_000);
+    CountersMBean.unregister(countersMBean);
     log.debug("closed device {}", name);
   }
 
@@ -420,6 +488,21 @@ public final class RdmaDevice implements AutoCloseable {
 
   void forget(QueuePair qp) {
     queuePairs.remove(qp);
+    CountersMBean.unregister(qp.countersMBean);
+    RdmapCounters c = qp.rdmapCounters();
+    synchronized (countersLock) {
+      RdmapCounters[] live = liveCounters;
+      for (int i = 0; i < live.length; i++) {
+        if (live[i] == c) {
+          RdmapCounters[] rest = new RdmapCounters[live.length - 1];
+          System.arraycopy(live, 0, rest, 0, i);
+          System.arraycopy(live, i + 1, rest, i, live.length - i - 1);
+          liveCounters = rest;
+          c.addTo(retiredCounters);
+          break;
+        }
+      }
+    }
   }
 
   void forget(ProtectionDomain pd) {
@@ -428,6 +511,13 @@ public final class RdmaDevice implements AutoCloseable {
 
   void forget(RdmaListener listener) {
     listeners.remove(listener);
+  }
+
+  /** With {@link DeviceConfig#pcapDirectory()}: the capture handler, first in the pipeline. */
+  private void capture(Channel ch) {
+    if (config.pcapDirectory() != null) {
+      ch.pipeline().addFirst(PcapCapture.NAME, new PcapCapture(config.pcapDirectory(), name));
+    }
   }
 
   private void track(Channel ch) {
