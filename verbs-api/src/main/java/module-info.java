@@ -14,6 +14,10 @@ module io.iwarp4j.verbs {
   requires transitive io.netty.buffer;
   requires io.netty.common;
   requires io.netty.transport;
+  // PcapWriteHandler, for DeviceConfig.pcapDirectory.
+  requires io.netty.handler;
+  // The optional counters MBeans (DeviceConfig.jmx): the platform MBeanServer.
+  requires java.management;
   requires org.slf4j;
 
   exports io.iwarp4j.verbs;
