@@ -217,6 +217,7 @@ for i in \$(seq 1 50); do ss -ltn | grep -q ':$wport ' && exit 0; sleep 0.1; don
       done
       ;;
     perftest) run_perftest ;;
+    perfread) run_perfread ;;
     *) echo "unknown scenario $scenario" ;;
   esac
 done

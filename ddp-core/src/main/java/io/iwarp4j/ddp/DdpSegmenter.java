@@ -1,5 +1,6 @@
 package io.iwarp4j.ddp;
 
+import io.iwarp4j.mpa.FpduFramer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
@@ -123,7 +124,7 @@ public final class DdpSegmenter {
       }
       int n = (int) Math.min(total - sent, room);
       boolean last = sent + n == total;
-      ByteBuf header = alloc.ioBuffer(TaggedHeader.LENGTH);
+      ByteBuf header = header(TaggedHeader.LENGTH);
       TaggedHeader.write(header, last, rsvdUlp, stag, to + sent);
       emit(header, n);
       sent += n;
@@ -182,7 +183,7 @@ public final class DdpSegmenter {
       }
       int n = (int) Math.min(total - sent, room);
       boolean last = sent + n == total;
-      ByteBuf header = alloc.ioBuffer(headerLength);
+      ByteBuf header = header(headerLength);
       UntaggedHeader.write(header, last, rsvdUlp40, qn, msn, mo);
       if (first && rdmapLength > 0) {
         header.writeBytes(rdmapHeader, rdmapHeader.readerIndex(), rdmapLength);
@@ -194,6 +195,17 @@ public final class DdpSegmenter {
     } while (sent < total);
     source = null;
     return msn;
+  }
+
+  /**
+   * A header buffer with room for MPA's ULPDU_Length in front of it, so that the length and
+   * the header leave in one buffer ({@link FpduFramer#LENGTH_HEADROOM}).
+   */
+  private ByteBuf header(int length) {
+    int headroom = FpduFramer.LENGTH_HEADROOM;
+    ByteBuf header = alloc.ioBuffer(headroom + length);
+    header.writerIndex(headroom).readerIndex(headroom);
+    return header;
   }
 
   private static void checkQueue(int qn) {

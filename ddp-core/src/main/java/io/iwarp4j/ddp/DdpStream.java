@@ -9,6 +9,7 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.RtrType;
+import io.iwarp4j.mpa.TerminateClose;
 import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
@@ -690,8 +691,9 @@ public final class DdpStream implements UlpduListener {
         Integer.toHexString(errorCode));
     closed = true;
     framer.flush();
-    // An empty write completes only after everything written before it has left.
-    channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> channel.close(closePromise));
+    // Closes once everything before has left, after draining the peer's input so that our
+    // close is a FIN, not a RST that would destroy the Terminate in flight.
+    TerminateClose.closeAfterWrites(channel, closePromise);
     return closePromise;
   }
 

@@ -19,12 +19,16 @@ final class RecordingSegmentWriter implements SegmentWriter {
 
   /** One recorded segment: its header buffer and payload pieces, as handed over. */
   static final class Segment {
+    /** The header buffer as handed over (released by {@link #releaseAll()}). */
+    final ByteBuf buffer;
+    /** Its readable octets, indexed from 0 (the headroom before them is MPA's). */
     final ByteBuf header;
     final int payloadLength;
     final List<ByteBuf> pieces = new ArrayList<>();
 
-    Segment(ByteBuf header, int payloadLength) {
-      this.header = header;
+    Segment(ByteBuf buffer, int payloadLength) {
+      this.buffer = buffer;
+      this.header = buffer.slice();
       this.payloadLength = payloadLength;
     }
 
@@ -106,7 +110,7 @@ final class RecordingSegmentWriter implements SegmentWriter {
   /** Releases every header and piece once, as the real framer does after the socket write. */
   void releaseAll() {
     for (Segment s : segments) {
-      s.header.release();
+      s.buffer.release();
       for (ByteBuf p : s.pieces) {
         p.release();
       }

@@ -16,7 +16,10 @@ import java.util.zip.CRC32C;
  * For each FPDU, in order, each with {@code ctx.voidPromise()}:
  * <ol>
  *   <li>a small pooled buffer with the ULPDU_Length (preceded by a Marker {@code 00 00 00 00}
- *       when one is due at the FPDU's start);
+ *       when one is due at the FPDU's start); unless the header buffer has
+ *       {@link #LENGTH_HEADROOM} octets of headroom before its reader index and Markers are off:
+ *       then the ULPDU_Length goes into that headroom and travels in the header's buffer (one
+ *       buffer, and one entry in the channel's outbound queue, fewer per FPDU);
  *   <li>the caller's header buffer, then each payload buffer, as they are;
  *   <li>a small trailer with PAD, a Marker when one falls between PAD and CRC, and the CRC
  *       field (4 zero octets when CRC is not in use). Trailers come from a per-connection ring of
@@ -62,6 +65,15 @@ public final class FpduFramer {
    * an FPDU with its Markers could exceed what a 16-bit FPDUPTR can point back over.
    */
   public static final int MAX_ULPDU_LENGTH_WITH_MARKERS = Mulpdu.of(Mulpdu.MAX_ULPDU_LENGTH, true);
+
+  /**
+   * Octets a header buffer may leave free before its reader index for the ULPDU_Length: the
+   * framer then writes the length there instead of sending it in a buffer of its own. Upper
+   * layers allocate their headers with this headroom ({@code writerIndex = readerIndex =
+   * LENGTH_HEADROOM}); the octets before the reader index belong to the framer once the header
+   * is handed over.
+   */
+  public static final int LENGTH_HEADROOM = FpduHeader.ULPDU_LENGTH_SIZE;
 
   /** A leading Marker's octets (FPDUPTR 0), for the CRC. */
   private static final byte[] ZERO_MARKER = new byte[MpaMarker.SIZE];
@@ -191,6 +203,18 @@ public final class FpduFramer {
     payloadExpected = payloadLength;
     payloadAdded = 0;
 
+    if (!markers && header.readerIndex() >= LENGTH_HEADROOM) {
+      // The length shares the header's buffer; emit() feeds it to the CRC with the header.
+      int at = header.readerIndex() - LENGTH_HEADROOM;
+      header.setShort(at, ulpduLength);
+      header.readerIndex(at);
+      lengthFieldPosition = position;
+      if (crcOn) {
+        crc.reset();
+      }
+      emit(header);
+      return;
+    }
     boolean leadingMarker = markers && MpaMarker.isMarkerPosition(position);
     int prefixLength = FpduHeader.ULPDU_LENGTH_SIZE + (leadingMarker ? MpaMarker.SIZE : 0);
     ByteBuf prefix = ctx.alloc().ioBuffer(prefixLength);

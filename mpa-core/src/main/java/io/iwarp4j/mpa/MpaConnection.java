@@ -1,7 +1,6 @@
 package io.iwarp4j.mpa;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -189,7 +188,7 @@ public final class MpaConnection {
 
   /**
    * Writes a Terminate for {@code error} through {@code framer}, then closes the channel once
-   * everything written before has left: an empty write after the FPDU completes only after it.
+   * everything written before has left, draining the peer's input first ({@link TerminateClose}).
    */
   static void writeTerminateAndClose(ChannelHandlerContext ctx, FpduFramer framer,
       MpaError error, ChannelPromise closePromise) {
@@ -199,8 +198,7 @@ public final class MpaConnection {
     TerminateMessage.writeMpaError(term, TERMINATE_MSN, error);
     framer.write(term, null);
     framer.flush();
-    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
-        .addListener(f -> ctx.channel().close(closePromise));
+    TerminateClose.closeAfterWrites(ctx.channel(), closePromise);
   }
 
   private void enableSend() {

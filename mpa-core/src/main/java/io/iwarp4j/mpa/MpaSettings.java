@@ -26,6 +26,8 @@ public final class MpaSettings {
   /** IRD/ORD value meaning "no automatic negotiation" (RFC 6581 §9.1). */
   public static final int IRD_ORD_NO_NEGOTIATION = 0x3FFF;
 
+  /** Default {@link #terminateLinger()}: 2 s (declared before {@code DEFAULTS}, which uses it). */
+  public static final Duration DEFAULT_TERMINATE_LINGER = Duration.ofSeconds(2);
   private static final MpaSettings DEFAULTS = builder().build();
 
   private final int revision;
@@ -40,6 +42,7 @@ public final class MpaSettings {
   private final Duration requestTimeout;
   private final Duration replyTimeout;
   private final Duration firstFpduDelay;
+  private final Duration terminateLinger;
   private final int emss;
   private final int maxUlpduLength;
 
@@ -56,6 +59,7 @@ public final class MpaSettings {
     this.requestTimeout = b.requestTimeout;
     this.replyTimeout = b.replyTimeout;
     this.firstFpduDelay = b.firstFpduDelay;
+    this.terminateLinger = b.terminateLinger;
     this.emss = b.emss;
     this.maxUlpduLength = b.maxUlpduLength;
   }
@@ -97,6 +101,7 @@ public final class MpaSettings {
     b.requestTimeout = requestTimeout;
     b.replyTimeout = replyTimeout;
     b.firstFpduDelay = firstFpduDelay;
+    b.terminateLinger = terminateLinger;
     b.emss = emss;
     b.maxUlpduLength = maxUlpduLength;
     return b;
@@ -225,6 +230,19 @@ public final class MpaSettings {
   }
 
   /**
+   * After sending a Terminate, how long this end keeps reading (and discarding) the peer's
+   * octets, its sending half already shut down, waiting for the peer to close before it closes
+   * the socket itself (default {@link #DEFAULT_TERMINATE_LINGER}). Closing with unread input
+   * would make the kernel send a RST that destroys the Terminate in flight; see
+   * {@link TerminateClose}. Zero closes as soon as the Terminate has left.
+   *
+   * @return the linger after a Terminate
+   */
+  public Duration terminateLinger() {
+    return terminateLinger;
+  }
+
+  /**
    * Effective MSS to size FPDUs by; 0 = read it from the socket where possible.
    *
    * @return the effective MSS to size FPDUs by; 0 = read it from the socket where possible
@@ -266,7 +284,8 @@ public final class MpaSettings {
     return "MpaSettings{rev=" + revision + ", S=" + enhanced + ", crc=" + crc + ", markers="
         + markers + ", p2p=" + peerToPeer + ", rtr=" + rtrTypes + ", ird=" + ird + ", ord=" + ord
         + ", privateData=" + privateData.length + "B, requestTimeout=" + requestTimeout
-        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength
+        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay
+        + ", terminateLinger=" + terminateLinger + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength
         + "}";
   }
 
@@ -284,6 +303,7 @@ public final class MpaSettings {
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Duration replyTimeout = Duration.ofSeconds(10);
     private Duration firstFpduDelay = Duration.ZERO;
+    private Duration terminateLinger = DEFAULT_TERMINATE_LINGER;
     private int emss;
     private int maxUlpduLength;
 
@@ -452,6 +472,23 @@ public final class MpaSettings {
         throw new IllegalArgumentException("firstFpduDelay must be 0..10 s, not " + delay);
       }
       this.firstFpduDelay = delay;
+      return this;
+    }
+
+    /**
+     * Sets how long this end drains the peer's input after its Terminate before it closes
+     * (default 2 s; see {@link MpaSettings#terminateLinger()}).
+     *
+     * @param linger zero or positive, at most 60 s
+     * @return this builder
+     * @throws IllegalArgumentException when negative or above 60 s
+     */
+    public Builder terminateLinger(Duration linger) {
+      Objects.requireNonNull(linger, "terminateLinger");
+      if (linger.isNegative() || linger.compareTo(Duration.ofSeconds(60)) > 0) {
+        throw new IllegalArgumentException("terminateLinger must be 0..60 s, not " + linger);
+      }
+      this.terminateLinger = linger;
       return this;
     }
 

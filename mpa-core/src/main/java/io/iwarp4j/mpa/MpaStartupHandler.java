@@ -75,6 +75,7 @@ abstract class MpaStartupHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    TerminateClose.setLinger(ctx.channel(), settings.terminateLinger());
     ctx.channel().closeFuture().addListener(f -> onChannelClosed());
     if (ctx.channel().isActive()) {
       start();

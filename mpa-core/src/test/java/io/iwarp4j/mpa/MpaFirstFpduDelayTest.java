@@ -28,6 +28,7 @@ class MpaFirstFpduDelayTest {
         .rtrTypes(RtrType.WRITE).firstFpduDelay(QUIET).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
+      pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
       pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
       assertEquals(0, StartupWire.drainOutbound(pair.initiator).length,
@@ -50,6 +51,7 @@ class MpaFirstFpduDelayTest {
         MpaSettings.builder().firstFpduDelay(QUIET).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
+      pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
       pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
       assertFalse(ih.handshakeFuture().isDone());
@@ -66,6 +68,7 @@ class MpaFirstFpduDelayTest {
         MpaSettings.builder().peerToPeer(true).firstFpduDelay(QUIET).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
+      pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
       pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
       pair.initiator.close();

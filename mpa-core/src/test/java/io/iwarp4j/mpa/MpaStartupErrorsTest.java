@@ -383,15 +383,26 @@ class MpaStartupErrorsTest {
 
   private MpaResponderHandler responder(MpaSettings s) {
     MpaResponderHandler rh = new MpaResponderHandler(s, true);
-    ch = new EmbeddedChannel(rh);
+    ch = frozenChannel(rh);
     return rh;
   }
 
   private MpaInitiatorHandler initiator(MpaSettings s) {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(s);
-    ch = new EmbeddedChannel(ih);
+    ch = frozenChannel(ih);
     StartupWire.drainOutbound(ch);
     return ih;
+  }
+
+  /**
+   * A channel whose clock moves only by advanceTimeBy, frozen before the handler arms its
+   * timeout: otherwise wall-clock time on a loaded machine fires "9 999 ms" timeouts early.
+   */
+  private static EmbeddedChannel frozenChannel(ChannelHandler handler) {
+    EmbeddedChannel c = new EmbeddedChannel();
+    c.freezeTime();
+    c.pipeline().addLast(handler); // active already: the handler starts in handlerAdded
+    return c;
   }
 
   private void assertNothingSent() {

@@ -52,6 +52,7 @@ public final class CompletionQueue implements AutoCloseable {
   private static final VarHandle STATE;
   private static final VarHandle ARMED;
   private static final VarHandle WAITERS;
+  private static final VarHandle SOLE_WAITER;
 
   static {
     try {
@@ -59,14 +60,16 @@ public final class CompletionQueue implements AutoCloseable {
       STATE = lookup.findVarHandle(CompletionQueue.class, "state", int.class);
       ARMED = lookup.findVarHandle(CompletionQueue.class, "armed", int.class);
       WAITERS = lookup.findVarHandle(CompletionQueue.class, "waiters", Waiter.class);
+      SOLE_WAITER = lookup.findVarHandle(CompletionQueue.class, "soleWaiter", Thread.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
   /**
-   * A thread blocked in {@link #await}, on a lock-free stack. Made fresh for every park so a
-   * node is never pushed twice; a producer takes the whole stack and unparks every node.
+   * A thread blocked in {@link #await} while another one holds {@link #soleWaiter}, on a
+   * lock-free stack. Made fresh for every park so a node is never pushed twice; a producer takes
+   * the whole stack and unparks every node.
    */
   private static final class Waiter {
     final Thread thread;
@@ -85,6 +88,12 @@ public final class CompletionQueue implements AutoCloseable {
   private volatile int state;
   private volatile int armed;
   private volatile Waiter waiters;
+  /**
+   * The usual case, one thread waiting, needs no node: it parks registered here, and the
+   * producer that clears this field unparks it. So {@link #await} allocates nothing unless
+   * several threads wait at once.
+   */
+  private volatile Thread soleWaiter;
 
   /**
    * Creates a queue with no listener.
@@ -177,6 +186,7 @@ public final class CompletionQueue implements AutoCloseable {
     if (waiters != null) {
       wakeWaiters();
     }
+    wakeSoleWaiter();
     if (armed != DISARMED) {
       fireIfArmed(completion);
     }
@@ -217,8 +227,15 @@ public final class CompletionQueue implements AutoCloseable {
    * @throws IllegalArgumentException if {@code max} is out of range
    */
   public int poll(WorkCompletion[] out, int max) {
-    checkOut(out, max);
-    return take(out, max);
+    checkArray(out, max);
+    // Only as many slots as completions are ready (or being added) are checked and filled: a
+    // poll of a large array on a queue holding one completion costs one check, not out.length.
+    int ready = Math.min(max, ring.size());
+    if (ready == 0) {
+      return 0;
+    }
+    checkElements(out, ready);
+    return take(out, ready);
   }
 
   /**
@@ -276,17 +293,27 @@ public final class CompletionQueue implements AutoCloseable {
       if (Thread.interrupted()) {
         throw new InterruptedException("interrupted while waiting for completions");
       }
-      Waiter node = new Waiter(Thread.currentThread());
-      push(node);
+      Thread me = Thread.currentThread();
+      boolean sole = SOLE_WAITER.compareAndSet(this, null, me);
+      Waiter node = sole ? null : new Waiter(me);
+      if (!sole) {
+        push(node);
+      }
       try {
-        // Our push was a volatile write; a producer publishes with a volatile write and then
-        // reads the stack. One of us sees the other, so a completion cannot slip past.
+        // Registering was a volatile write; a producer publishes with a volatile write and then
+        // reads the registrations. One of us sees the other, so a completion cannot slip past.
         if (!ring.mayHaveReady() && (state & CLOSED) == 0) {
           LockSupport.parkNanos(this, remaining);
         }
       } finally {
-        node.active = false;
-        unlinkIfTop(node);
+        if (sole) {
+          // A producer may have cleared it already (and unparked us, or is about to: a stray
+          // permit only makes a later park return early, which every park loop tolerates).
+          SOLE_WAITER.compareAndSet(this, me, null);
+        } else {
+          node.active = false;
+          unlinkIfTop(node);
+        }
       }
       n = take(out, max);
       if (n > 0) {
@@ -351,6 +378,7 @@ public final class CompletionQueue implements AutoCloseable {
     STATE.getAndBitwiseOr(this, CLOSED);
     armed = DISARMED;
     wakeWaiters();
+    wakeSoleWaiter();
   }
 
   /**
@@ -411,11 +439,19 @@ public final class CompletionQueue implements AutoCloseable {
   }
 
   private static void checkOut(WorkCompletion[] out, int max) {
+    checkArray(out, max);
+    checkElements(out, max);
+  }
+
+  private static void checkArray(WorkCompletion[] out, int max) {
     Objects.requireNonNull(out, "out");
     if (max < 0 || max > out.length) {
       throw new IllegalArgumentException("max " + max + " is outside 0.." + out.length
           + " (the length of out)");
     }
+  }
+
+  private static void checkElements(WorkCompletion[] out, int max) {
     // Checked up front: a null found after taking completions would lose them.
     for (int i = 0; i < max; i++) {
       if (out[i] == null) {
@@ -441,6 +477,14 @@ public final class CompletionQueue implements AutoCloseable {
 
   private void unlinkIfTop(Waiter node) {
     WAITERS.compareAndSet(this, node, node.next);
+  }
+
+  private void wakeSoleWaiter() {
+    Thread t = soleWaiter;
+    // Clearing first means one unpark per park, however many completions arrive meanwhile.
+    if (t != null && SOLE_WAITER.compareAndSet(this, t, null)) {
+      LockSupport.unpark(t);
+    }
   }
 
   private void wakeWaiters() {

@@ -19,6 +19,7 @@ public final class DeviceConfig {
   private final int eventLoopThreads;
   private final MpaSettings mpaSettings;
   private final int maxQueuePairs;
+  private final int maxConnections;
   private final int maxMemoryRegions;
   private final int maxCqe;
   private final int maxSendWr;
@@ -42,6 +43,7 @@ public final class DeviceConfig {
     this.eventLoopThreads = b.eventLoopThreads;
     this.mpaSettings = b.mpaSettings;
     this.maxQueuePairs = b.maxQueuePairs;
+    this.maxConnections = b.maxConnections;
     this.maxMemoryRegions = b.maxMemoryRegions;
     this.maxCqe = b.maxCqe;
     this.maxSendWr = b.maxSendWr;
@@ -116,6 +118,19 @@ public final class DeviceConfig {
    */
   public int maxQueuePairs() {
     return maxQueuePairs;
+  }
+
+  /**
+   * The most TCP connections open at once, accepted and initiated together, counted from the
+   * TCP accept (or connect) on: unlike {@link #maxQueuePairs()} it also bounds connections that
+   * are still in the MPA startup and have no queue pair yet, which a peer can open without the
+   * application's consent. An accepted connection beyond it is closed at once, before anything
+   * is read from it; {@link RdmaDevice#connect} beyond it throws.
+   *
+   * @return the limit
+   */
+  public int maxConnections() {
+    return maxConnections;
   }
 
   /**
@@ -291,7 +306,8 @@ public final class DeviceConfig {
   @Override
   public String toString() {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
-        + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxMemoryRegions="
+        + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxConnections="
+        + maxConnections + ", maxMemoryRegions="
         + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
         + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
         + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
@@ -305,6 +321,7 @@ public final class DeviceConfig {
     private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
     private MpaSettings mpaSettings = MpaSettings.defaults();
     private int maxQueuePairs = 1024;
+    private int maxConnections = 1024;
     private int maxMemoryRegions = StagTable.DEFAULT_CAPACITY;
     private int maxCqe = 1 << 20;
     private int maxSendWr = 1 << 14;
@@ -369,6 +386,19 @@ public final class DeviceConfig {
      */
     public Builder maxQueuePairs(int n) {
       this.maxQueuePairs = atLeast("maxQueuePairs", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets the most TCP connections open at once, including those still in the MPA startup
+     * (default 1024; see {@link DeviceConfig#maxConnections()}).
+     *
+     * @param n at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code n < 1}
+     */
+    public Builder maxConnections(int n) {
+      this.maxConnections = atLeast("maxConnections", n, 1);
       return this;
     }
 

@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Posting</h2>
  * {@link #postSend} and {@link #postRecv} may be called from any thread, concurrently. Each
  * checks the work request, takes one of the queue's {@link QueuePairCapabilities slots} (or
- * fails at once with {@link WorkQueueFullException}), copies the request into a preallocated ring
+ * fails at once with {@link WorkQueueFullException}), copies the request into a reusable ring
  * slot and, once per batch, wakes the connection's event loop. No lock is taken and nothing is
- * allocated; the caller may reuse its work request as soon as the call returns. Work requests
+ * allocated (once each slot has been used: slots are made on first use, so an idle queue pair
+ * stays small); the caller may reuse its work request as soon as the call returns. Work requests
  * posted by one thread execute in the order that thread posted them.
  *
  * <h2>Execution and completion (RFC 5040 §5.5)</h2>

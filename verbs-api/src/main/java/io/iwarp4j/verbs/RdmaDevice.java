@@ -88,6 +88,8 @@ public final class RdmaDevice implements AutoCloseable {
   private final ObjectName countersMBean;
   /** Octets of Read Response snapshots held by the device's connections (all event loops). */
   private final ReadResponseCopyBudget readResponseCopies;
+  /** Connections reserved against {@link DeviceConfig#maxConnections()}. */
+  private final AtomicInteger connections = new AtomicInteger();
 
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
@@ -341,6 +343,13 @@ public final class RdmaDevice implements AutoCloseable {
         .childHandler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
+            if (!reserveConnection()) {
+              // Beyond DeviceConfig.maxConnections: refused before a single octet is read.
+              log.debug("{} refusing {}: {} connections open (DeviceConfig.maxConnections)",
+                  name, ch.remoteAddress(), config.maxConnections());
+              ch.close();
+              return;
+            }
             track(ch);
             capture(ch);
             MpaResponderHandler responder = new MpaResponderHandler(settings);
@@ -385,8 +394,8 @@ public final class RdmaDevice implements AutoCloseable {
    *     which the queue pair is in ERROR with its posted receives flushed
    * @throws IllegalArgumentException when the queue pair belongs to another device or the MPA
    *     overrides are inconsistent (e.g. peer-to-peer with revision 1, private data too long)
-   * @throws IllegalStateException when the device is closed or the queue pair is not a new one
-   *     in INIT
+   * @throws IllegalStateException when the device is closed, the queue pair is not a new one
+   *     in INIT, or {@link DeviceConfig#maxConnections()} connections are open
    */
   public CompletableFuture<RdmaConnection> connect(QueuePair qp, InetSocketAddress remote,
       ConnectParams params) {
@@ -398,7 +407,16 @@ public final class RdmaDevice implements AutoCloseable {
     MpaSettings settings = params.initiatorSettings(config.mpaSettings(), qp.capabilities());
     long timeoutMillis = (params.connectTimeout() != null ? params.connectTimeout()
         : config.connectTimeout()).toMillis();
-    qp.claimForConnection();
+    if (!reserveConnection()) {
+      throw new IllegalStateException("device " + name + " has " + config.maxConnections()
+          + " connections open, its limit (DeviceConfig.maxConnections); close some first");
+    }
+    try {
+      qp.claimForConnection();
+    } catch (RuntimeException e) {
+      connections.decrementAndGet();
+      throw e;
+    }
     EventLoop loop = group.next();
     ConnectionHandler handler = new ConnectionHandler(this);
     ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remote, handler);
@@ -529,9 +547,26 @@ public final class RdmaDevice implements AutoCloseable {
     }
   }
 
+  /** Counts one more connection unless the limit is reached; {@link #track} releases it. */
+  private boolean reserveConnection() {
+    for (;;) {
+      int n = connections.get();
+      if (n >= config.maxConnections()) {
+        return false;
+      }
+      if (connections.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Tracks a reserved connection; it is released when the channel closes. */
   private void track(Channel ch) {
     channels.add(ch);
-    ch.closeFuture().addListener(f -> channels.remove(ch));
+    ch.closeFuture().addListener(f -> {
+      channels.remove(ch);
+      connections.decrementAndGet();
+    });
   }
 
   private void checkOpen() {

@@ -22,7 +22,7 @@ import java.util.function.BiConsumer;
  * beyond the depth fails at once.
  *
  * <p>Posting is lock-free and allocation-free: a credit CAS, then a copy of the work request
- * into a preallocated ring slot. Everything else is event-loop confined. The ring, the table and
+ * into a reusable ring slot (made the first time it is used). Everything else is event-loop confined. The ring, the table and
  * the positions are {@link WorkQueue}'s; "issued" is its "handed".
  */
 final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {

@@ -23,8 +23,9 @@ import java.util.function.Supplier;
  * requests posted and not yet retired, counted by an atomic credit taken at posting, so the
  * ring and the table can never overflow and posting beyond the depth fails at once.
  *
- * <p>Posting is lock-free and allocation-free: a credit CAS, then a copy of the work request
- * into a preallocated ring slot; a burst of posts costs one wake-up (see {@link MpscSlotRing}).
+ * <p>Posting is lock-free and, once each ring slot has been used, allocation-free: a credit CAS,
+ * then a copy of the work request into a reusable ring slot (made the first time it is used);
+ * a burst of posts costs one wake-up (see {@link MpscSlotRing}).
  * Everything else is event-loop confined. A subclass says how a request taken from the ring is
  * loaded into its entry ({@link #load}) and what an entry lets go of when it is retired
  * ({@link #clear}).
@@ -39,6 +40,7 @@ abstract class WorkQueue<W, E> {
   private final BiConsumer<? super W, ? super W> copy;
   private final AtomicInteger posted = new AtomicInteger();
   private final Object[] table;
+  private final Supplier<? extends E> entryFactory;
   private final int mask;
   private final Consumer<W> take = this::take;
 
@@ -50,11 +52,11 @@ abstract class WorkQueue<W, E> {
   /**
    * @param kind "send" or "receive", for the messages of failed posts
    * @param depth the most work requests posted and not retired
-   * @param slotFactory makes the ring's slot objects (called {@code depth} times or a little
-   *     more, here only)
+   * @param slotFactory makes the ring's slot objects (each the first time its slot is used)
    * @param copy copies a posted work request into a ring slot; a constant, so that posting
    *     allocates nothing
-   * @param entryFactory makes the table entries (called here only)
+   * @param entryFactory makes the table entries, each the first time its slot of the table is
+   *     used (on the event loop)
    * @param wakeUp run by a poster when the loop should drain the ring
    */
   WorkQueue(String kind, int depth, Supplier<? extends W> slotFactory,
@@ -68,10 +70,10 @@ abstract class WorkQueue<W, E> {
     if (size < depth) {
       size <<= 1;
     }
+    // Entries (and ring slots) are made on first use: an idle queue pair costs two arrays of
+    // references, not 2 x depth work requests with their scatter/gather lists.
     this.table = new Object[size];
-    for (int i = 0; i < size; i++) {
-      table[i] = entryFactory.get();
-    }
+    this.entryFactory = entryFactory;
     this.mask = size - 1;
   }
 
@@ -147,7 +149,13 @@ abstract class WorkQueue<W, E> {
   /** The table entry of sequence number {@code seq}. */
   @SuppressWarnings("unchecked")
   final E entry(long seq) {
-    return (E) table[(int) seq & mask];
+    int i = (int) seq & mask;
+    Object e = table[i];
+    if (e == null) {
+      e = entryFactory.get();
+      table[i] = e;
+    }
+    return (E) e;
   }
 
   /** Whether a work request waits to be handed to the endpoint. */

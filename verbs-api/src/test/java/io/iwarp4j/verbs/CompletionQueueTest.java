@@ -441,4 +441,40 @@ class CompletionQueueTest {
         "allocated " + bytes + " bytes over " + operations + " offers and polls");
     assertEquals(3L * rounds, listener.completions.get(), "the notification fired every round");
   }
+
+  @Test
+  void aSingleWaiterParksWithoutAllocating() throws InterruptedException {
+    // Octets, not time: every call below registers, parks (1 µs) and times out.
+    CompletionQueue cq = new CompletionQueue(4);
+    WorkCompletion[] out = slots(4);
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    for (int i = 0; i < 20_000; i++) {
+      assertEquals(0, cq.await(out, 1, TimeUnit.MICROSECONDS)); // warm-up (JIT)
+    }
+    long before = mx.getThreadAllocatedBytes(id);
+    for (int i = 0; i < 10_000; i++) {
+      cq.await(out, 1, TimeUnit.MICROSECONDS);
+    }
+    long allocated = mx.getThreadAllocatedBytes(id) - before;
+    // A node per park would be ~240 000 octets; allow a little for the JVM's own bookkeeping.
+    assertTrue(allocated < 20_000, allocated + " octets allocated by 10 000 parks");
+    cq.offer(success(7));
+    assertEquals(1, cq.await(out, 1, TimeUnit.SECONDS));
+    assertEquals(7, out[0].wrId());
+  }
+
+  @Test
+  void pollFillsOnlyWhatIsReady() {
+    CompletionQueue cq = new CompletionQueue(8);
+    WorkCompletion[] out = slots(8);
+    out[3] = null; // never reached: only two completions are ready
+    cq.offer(success(1));
+    cq.offer(success(2));
+    assertEquals(2, cq.poll(out));
+    assertEquals(1, out[0].wrId());
+    assertEquals(2, out[1].wrId());
+    assertEquals(0, cq.poll(out));
+  }
 }

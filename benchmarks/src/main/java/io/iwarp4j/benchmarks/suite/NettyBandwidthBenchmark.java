@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xms512m", "-Xmx512m"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms512m", "-Xmx512m", NettyTuning.RECYCLER_BATCH})
 @Timeout(time = 60)
 public class NettyBandwidthBenchmark {
   /** PUSH or PULL. */
@@ -70,9 +70,6 @@ public class NettyBandwidthBenchmark {
     boolean pull = mode.equals("PULL");
     if (!pull && !mode.equals("PUSH")) {
       throw new IllegalArgumentException("mode must be PUSH or PULL, not " + mode);
-    }
-    if (pull) {
-      depth = VerbsBandwidthBenchmark.readDepth(depth, size);
     }
     source = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
     for (int i = 0; i < size; i++) {

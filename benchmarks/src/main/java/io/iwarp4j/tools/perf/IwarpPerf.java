@@ -113,6 +113,7 @@ public final class IwarpPerf {
         json.write(o.json());
       }
       out.flush();
+      s.lingerForPeerClose();
       return OK;
     } catch (IOException | RuntimeException e) {
       String m = e.getMessage() == null ? e.toString() : e.getMessage();

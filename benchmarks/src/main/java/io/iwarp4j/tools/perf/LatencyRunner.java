@@ -67,7 +67,7 @@ final class LatencyRunner {
     long rcnt = 0;
     int recvsPosted = write ? 0 : (int) Math.min(o.rxDepth(), iters);
     while (scnt < iters || rcnt < iters) {
-      if (rcnt < iters && !(scnt == 0 && s.client)) {
+      if (rcnt < iters && !(scnt == 0 && goesFirst(o.mode(), s.client))) {
         rcnt++;
         if (write) {
           waitForByte(polled, last, (byte) rcnt);
@@ -102,6 +102,18 @@ final class LatencyRunner {
     return new Result(n, LatStats.fromPosts(tposted, n, 2));
   }
 
+  /**
+   * Which end posts first, as perftest has it: write_lat's server ({@code run_iter_lat_write}
+   * skips the first wait on the SERVER), send_lat's client ({@code run_iter_lat_send}).
+   *
+   * @param mode WRITE_LAT or SEND_LAT
+   * @param client whether this end is the client
+   * @return whether this end posts before it waits
+   */
+  static boolean goesFirst(PerfMode mode, boolean client) {
+    return mode == PerfMode.WRITE_LAT ? !client : client;
+  }
+
   /** The outcome of one size. */
   record Result(long iterations, LatStats stats) {
   }
@@ -109,6 +121,15 @@ final class LatencyRunner {
   private void waitEstablished() throws IOException {
     try {
       s.established[0].get(STALL_NANOS, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      if (s.opts.mode() == PerfMode.WRITE_LAT) {
+        // perftest's client waits for our first Write and we may not send it: deadlock.
+        throw new IOException("write_lat: the client sent no FPDU on the data connection for "
+            + "30 s, and this server writes first (as perftest's does) but as MPA Responder may "
+            + "send only after the Initiator's first FPDU (RFC 5044 §7.1.2 rule 4): the client "
+            + "must connect in peer-to-peer mode (RFC 6581, as iwarp-perf's client does)", e);
+      }
+      throw new IOException("data connection not established within 30 s", e);
     } catch (Exception e) {
       throw new IOException("data connection not established: " + e, e);
     }

@@ -2,6 +2,7 @@ package io.iwarp4j.tools.perf;
 
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.mpa.RtrType;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
@@ -15,10 +16,11 @@ import io.iwarp4j.verbs.RdmaConnectException;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
-import io.iwarp4j.verbs.RdmaUnreachableException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -48,7 +50,10 @@ final class PerfSession implements AutoCloseable {
       | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
   private static final int PAGE_SIZE = 4096;
   private static final int CACHE_LINE = 64;
-  private static final int CONNECT_RETRIES = 10;
+  /** write_lat client: quiet period before the RTR, as iwarp-ping's default against siw. */
+  static final long WRITE_LAT_RTR_DELAY_MS = 50;
+  /** Client: how long it waits for the server to close the control connection first. */
+  static final long LINGER_MILLIS = 3000;
 
   final PerfOptions opts;
   final PrintStream out;
@@ -71,6 +76,24 @@ final class PerfSession implements AutoCloseable {
   private final PerftestExchange exchange;
   private RdmaListener listener;
   private final BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
+  /** Data connects: a fresh queue pair per retry (a failed connect leaves its QP in ERROR). */
+  private final DataConnectRetry<QueuePair> dataConnects = new DataConnectRetry<>(
+      new DataConnectRetry.Resources<>() {
+        @Override
+        public QueuePair fresh() {
+          return device.createQueuePair(pd, dataQueuePairConfig());
+        }
+
+        @Override
+        public void release(QueuePair failed) {
+          failed.close();
+        }
+
+        @Override
+        public void pause(long millis) throws InterruptedException {
+          Thread.sleep(millis);
+        }
+      }, DataConnectRetry.ATTEMPTS);
   int cycleBuffer = PAGE_SIZE;
   int bufferSize;
 
@@ -129,13 +152,7 @@ final class PerfSession implements AutoCloseable {
     // doubled because perftest's address cycling may run up to half a buffer past it.
     bufferSize = (int) Math.min(Integer.MAX_VALUE - 8, 2 * Math.max(opts.size(), cycleBuffer));
     for (int i = 0; i < qps.length; i++) {
-      QueuePairConfig.Builder b = QueuePairConfig.builder(sendCq, recvCq)
-          .maxSendWr(opts.txDepth() + DataQueues.CREDIT_WRS)
-          .maxRecvWr(opts.rxDepth()).maxSendSge(1).maxRecvSge(1);
-      if (opts.mode().usesReads()) {
-        b.ird(opts.outReads()).ord(opts.outReads());
-      }
-      qps[i] = device.createQueuePair(pd, b.build());
+      qps[i] = device.createQueuePair(pd, dataQueuePairConfig());
       local[i] = pd.allocate(bufferSize, ACCESS);
       target[i] = pd.allocate(bufferSize, ACCESS);
       if (opts.mode() == PerfMode.SEND_BW) {
@@ -148,11 +165,27 @@ final class PerfSession implements AutoCloseable {
     for (int i = 0; i < qps.length; i++) {
       if (client) {
         ConnectParams.Builder p = ConnectParams.builder().crc(opts.crc()).markers(opts.markers())
-            .connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()));
+            .connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()))
+            .replyTimeout(Duration.ofMillis(DataConnectRetry.REPLY_TIMEOUT_MILLIS));
         if (opts.mode().usesReads()) {
           p.ird(opts.outReads()).ord(opts.outReads());
         }
-        established[i] = connectWithRetries(qps[i], p.build(), "data QP " + i);
+        if (opts.mode() == PerfMode.WRITE_LAT) {
+          // perftest's write_lat server writes first; an MPA Responder may send only after the
+          // Initiator's first FPDU (RFC 5044 §7.1.2 rule 4), so the client opens the data
+          // connection in peer-to-peer mode: its Write RTR lets the server go. The quiet period
+          // keeps the RTR clear of siw's accept race (docs/interop.md).
+          p.peerToPeer(true).rtrTypes(EnumSet.of(RtrType.WRITE))
+              .firstFpduDelay(Duration.ofMillis(WRITE_LAT_RTR_DELAY_MS));
+        }
+        ConnectParams params = p.build();
+        try {
+          qps[i] = dataConnects.connect(qps[i], qp -> connectOnce(qp, params));
+        } catch (RdmaConnectException r) {
+          throw new IOException("cannot connect data QP " + i + " to " + opts.server() + ":"
+              + opts.port() + ": " + r.getMessage(), r);
+        }
+        established[i] = CompletableFuture.completedFuture(qps[i].connection());
       } else {
         AcceptParams.Builder p = AcceptParams.builder();
         if (opts.mode().usesReads()) {
@@ -215,6 +248,21 @@ final class PerfSession implements AutoCloseable {
     return theirs;
   }
 
+  /**
+   * The client, after its last message, lets the server close first (bounded by
+   * {@link #LINGER_MILLIS}). The server's last Send reached us, but the server may not have
+   * completed it yet: Linux siw completes an SQE only after its transmit loop returns, and a
+   * FIN arriving in between flushes the in-progress SQE with {@code IBV_WC_LOC_QP_OP_ERR}, so
+   * an immediate close made perftest's {@code ib_read_bw -R} server fail with "Bad wc status
+   * 2" in its closing handshake (docs/interop.md). perftest's own client also closes only
+   * after its rdma_cm teardown, much later. The server ends at once.
+   */
+  void lingerForPeerClose() {
+    if (client) {
+      control.awaitPeerClose(LINGER_MILLIS);
+    }
+  }
+
   /** The peer's perftest version. */
   String peerVersion() {
     return exchange.peerVersion();
@@ -224,24 +272,28 @@ final class PerfSession implements AutoCloseable {
     return qps[i].connection();
   }
 
-  private CompletableFuture<RdmaConnection> connectWithRetries(QueuePair qp, ConnectParams p,
-      String what) throws IOException, InterruptedException {
-    // perftest's server opens its data listener only after the first sync, so a client may
-    // come too early: perftest retries 10 times, 100 ms apart; so do we.
-    for (int attempt = 1; ; attempt++) {
-      try {
-        connect(qp, p, what);
-        return CompletableFuture.completedFuture(qp.connection());
-      } catch (RdmaUnreachableException e) {
-        if (attempt >= CONNECT_RETRIES) {
-          throw e;
-        }
-        Thread.sleep(100);
-      }
+  private QueuePairConfig dataQueuePairConfig() {
+    QueuePairConfig.Builder b = QueuePairConfig.builder(sendCq, recvCq)
+        .maxSendWr(opts.txDepth() + DataQueues.CREDIT_WRS)
+        .maxRecvWr(opts.rxDepth()).maxSendSge(1).maxRecvSge(1);
+    if (opts.mode().usesReads()) {
+      b.ird(opts.outReads()).ord(opts.outReads());
     }
+    return b.build();
   }
 
   private void connect(QueuePair qp, ConnectParams p, String what)
+      throws IOException, InterruptedException {
+    try {
+      connectOnce(qp, p);
+    } catch (RdmaConnectException r) {
+      throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
+          + opts.port() + ": " + r.getMessage(), r);
+    }
+  }
+
+  /** One connect attempt; a failure of the connection itself is thrown as it is. */
+  private void connectOnce(QueuePair qp, ConnectParams p)
       throws IOException, InterruptedException {
     InetSocketAddress addr = new InetSocketAddress(opts.server(), opts.port());
     if (addr.isUnresolved()) {
@@ -251,18 +303,14 @@ final class PerfSession implements AutoCloseable {
       device.connect(qp, addr, p).get(opts.timeoutSeconds() + 5L, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
-      if (c instanceof RdmaUnreachableException u) {
-        throw u;
-      }
       if (c instanceof RdmaConnectException r) {
-        throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
-            + opts.port() + ": " + r.getMessage(), r);
+        throw r;
       }
-      throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
-          + opts.port() + ": " + c, c);
+      throw new IOException("cannot connect to " + opts.server() + ":" + opts.port() + ": " + c,
+          c);
     } catch (TimeoutException e) {
-      throw new IOException("cannot connect " + what + " to " + opts.server() + ":"
-          + opts.port() + ": no answer within " + opts.timeoutSeconds() + " s", e);
+      throw new IOException("cannot connect to " + opts.server() + ":" + opts.port()
+          + ": no answer within " + opts.timeoutSeconds() + " s", e);
     }
   }
 

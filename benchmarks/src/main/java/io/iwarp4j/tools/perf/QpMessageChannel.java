@@ -94,6 +94,31 @@ final class QpMessageChannel implements MessageChannel {
     return m;
   }
 
+  /**
+   * Waits until the peer closed the connection (the posted receive flushes, or the queue pair
+   * leaves RTS), at most {@code millis}.
+   *
+   * @param millis the bound
+   * @return whether the peer closed within it
+   */
+  boolean awaitPeerClose(long millis) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    try {
+      while (System.nanoTime() - deadline < 0) {
+        QpState s = qp.state();
+        if (s == QpState.ERROR || s == QpState.CLOSED) {
+          return true;
+        }
+        if (recvCq.await(wc, 1, 50, TimeUnit.MILLISECONDS) == 1 && !wc[0].isSuccess()) {
+          return true;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return false;
+  }
+
   private WorkCompletion await(CompletionQueue cq, String what) throws IOException {
     long deadline = System.nanoTime() + waitNanos;
     try {

@@ -160,6 +160,8 @@ class HostileFaultIT {
 
   @Test
   void floodOfSendsWithNoReceivePostedEndsInOneTerminate() throws Exception {
+    MemorySample cold = MemorySample.take();
+    MemorySample warm = cold;
     for (int round = 0; round < REPEAT; round++) {
       try (HostilePeer peer = established(0)) {
         AtomicInteger written = new AtomicInteger();
@@ -195,7 +197,13 @@ class HostileFaultIT {
         assertFalse(flooder.isAlive(), "the flooder is still blocked writing");
         assertDisconnectedAndFlushed(0);
       }
+      if (round == 0) {
+        warm = MemorySample.take();
+      }
     }
+    // Generous bounds: the flood must leave nothing behind, not a few MiB of pool churn.
+    MemorySample.assertBounded("100k-Send flood x" + REPEAT, cold, warm, MemorySample.take(),
+        32, 32);
   }
 
   /**

@@ -73,7 +73,7 @@ class SiwInteropIT {
     env.put("SCENARIOS", String.join(" ", scenarios));
     env.put("REPEAT", Integer.toString(repeat));
     env.put("RACE", Integer.toString(Math.max(race, 1)));
-    env.put("TIMEOUT", Integer.toString(600 + 120 * repeat + 30 * race));
+    env.put("TIMEOUT", Integer.toString(600 + 120 * repeat + 30 * race + (perftest ? 600 : 0)));
     System.out.println("SiwInteropIT: " + script + " -> " + out + " (repeat " + repeat
         + ", race " + race + ")");
     Process p = pb.start();
@@ -112,6 +112,16 @@ class SiwInteropIT {
       }
       if (r[5].equals("FAIL")) {
         failed.add(String.join(" | ", r));
+      } else if (r[5].equals("BLOCKED")) {
+        // Only siw's ib_write_lat client against our server may end so: perftest's server
+        // writes first, which RFC 5044 §7.1.2 rule 4 forbids an MPA Responder before the
+        // Initiator's first FPDU, and siw never negotiates peer-to-peer mode (perftest.sh
+        // marks the row BLOCKED only when our server stopped with exactly that diagnosis).
+        System.out.println("SiwInteropIT: BLOCKED by the RFC, not passed: "
+            + String.join(" | ", r));
+        if (!r[0].startsWith("perf-g2h-write_lat-")) {
+          failed.add(String.join(" | ", r) + " (only g2h write_lat may be BLOCKED)");
+        }
       }
       if (r[0].startsWith("h2g") || r[0].startsWith("g2h")) {
         rpingRows++;

@@ -45,6 +45,12 @@ class NetemIT {
    */
   static final String FALLBACK = System.getProperty("netem.fallback",
       "tbf rate 100mbit burst 64kb limit 96kb");
+  /**
+   * With the fallback, each end also drops this share of its outgoing TCP packets at random
+   * ({@code iptables -m statistic --mode random}; netfilter is built into kernels that lack
+   * netem, the {@code iptables} tool may not be installed): real random loss, not only bursts.
+   */
+  static final String FALLBACK_LOSS = System.getProperty("netem.fallbackLoss", "0.01");
   private static final long WAIT = 150;
 
   @Test
@@ -59,6 +65,7 @@ class NetemIT {
     String ipA = "10.254." + net + ".1";
     String ipB = "10.254." + net + ".2";
     List<Process> peers = new ArrayList<>();
+    boolean randomLoss = false;
     try {
       requireTool(run("ip", "netns", "add", nsA) == 0, "cannot create network namespaces"
           + " (needs root and iproute2)");
@@ -80,6 +87,12 @@ class NetemIT {
             + " reordering)");
         spec = FALLBACK;
         requireTool(qdisc(nsA, vethA, spec), "neither netem nor tbf qdiscs are available");
+        randomLoss = randomLoss(nsA, vethA) && randomLoss(nsB, vethB);
+        System.out.println(randomLoss
+            ? "NetemIT: plus random loss of " + FALLBACK_LOSS + " of each end's TCP packets"
+                + " (iptables statistic)"
+            : "NetemIT: WARNING no random loss (iptables with the statistic match unavailable):"
+                + " only the token bucket's burst drops");
       }
       requireTool(qdisc(nsB, vethB, spec), "cannot add the qdisc on the second end");
       System.out.println("NetemIT: " + nsA + " (" + ipA + ") <-> " + nsB + " (" + ipB + "), '"
@@ -106,6 +119,12 @@ class NetemIT {
           "tc", "-s", "qdisc", "show", "dev", vethA));
       System.out.println("NetemIT qdisc stats, client end: " + output("ip", "netns", "exec", nsB,
           "tc", "-s", "qdisc", "show", "dev", vethB));
+      if (randomLoss) {
+        System.out.println("NetemIT random drops, server end: " + output("ip", "netns", "exec",
+            nsA, "iptables", "-L", "OUTPUT", "-v", "-n"));
+        System.out.println("NetemIT random drops, client end: " + output("ip", "netns", "exec",
+            nsB, "iptables", "-L", "OUTPUT", "-v", "-n"));
+      }
     } finally {
       for (Process p : peers) {
         p.destroyForcibly();
@@ -115,6 +134,12 @@ class NetemIT {
       run("ip", "netns", "del", nsA);
       run("ip", "netns", "del", nsB);
     }
+  }
+
+  /** Drops {@link #FALLBACK_LOSS} of the TCP packets leaving {@code dev}; false if impossible. */
+  private static boolean randomLoss(String ns, String dev) throws InterruptedException {
+    return run("ip", "netns", "exec", ns, "iptables", "-A", "OUTPUT", "-o", dev, "-p", "tcp",
+        "-m", "statistic", "--mode", "random", "--probability", FALLBACK_LOSS, "-j", "DROP") == 0;
   }
 
   private static boolean qdisc(String ns, String dev, String spec) throws InterruptedException {

@@ -8,8 +8,10 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * A bounded ring of preallocated, reusable slot objects that hands work from any number of
- * producer threads to one consumer, an event loop, with no lock and no allocation.
+ * A bounded ring of reusable slot objects that hands work from any number of producer threads to
+ * one consumer, an event loop, with no lock and, once each slot has been used, no allocation.
+ * A slot's object is made the first time the slot is used (so an idle ring costs an array of
+ * empty slots, not {@code capacity} objects) and reused from then on.
  *
  * <h2>Use</h2>
  * A producer {@link #claim()}s a ticket (or learns at once that the ring is full), fills
@@ -67,7 +69,9 @@ public final class MpscSlotRing<T> {
 
   /** One preallocated slot; {@code seq == t + 1} once ticket {@code t} is published. */
   private static final class Slot<T> {
-    final T item;
+    // Made by whoever owns the slot first (the producer that claimed it, or the consumer
+    // visiting it); the owner hand-off (seq, consumerIndex) publishes it to the next owner.
+    T item;
     long seq;
     // Written by the producer before its volatile publish, read and cleared by the consumer.
     boolean abandoned;
@@ -75,9 +79,19 @@ public final class MpscSlotRing<T> {
     Slot(T item) {
       this.item = item;
     }
+
+    T item(Supplier<? extends T> factory) {
+      T i = item;
+      if (i == null) {
+        i = Objects.requireNonNull(factory.get(), "slotFactory returned null");
+        item = i;
+      }
+      return i;
+    }
   }
 
   private final Slot<T>[] slots;
+  private final Supplier<? extends T> slotFactory;
   private final int mask;
   private final int capacity;
   private final Runnable scheduleDrain;
@@ -91,7 +105,8 @@ public final class MpscSlotRing<T> {
    * Creates a ring.
    *
    * @param capacity the most claimed-but-not-drained slots, 1 to {@value #MAX_CAPACITY}
-   * @param slotFactory makes the slot objects; called once per slot here and never again
+   * @param slotFactory makes the slot objects: once here (to check it), then at most once per
+   *     slot, the first time that slot is used, on the thread using it
    * @param scheduleDrain run by a producer (or by {@code drain} itself after a partial batch)
    *     when the consumer needs waking; it should arrange for {@link #drain} to run on the
    *     consumer thread soon, and must not run the drain itself on the producer's thread
@@ -103,7 +118,7 @@ public final class MpscSlotRing<T> {
       throw new IllegalArgumentException("ring capacity " + capacity + " is outside 1.."
           + MAX_CAPACITY);
     }
-    Objects.requireNonNull(slotFactory, "slotFactory");
+    this.slotFactory = Objects.requireNonNull(slotFactory, "slotFactory");
     this.scheduleDrain = Objects.requireNonNull(scheduleDrain, "scheduleDrain");
     this.capacity = capacity;
     int size = Integer.highestOneBit(capacity);
@@ -113,9 +128,10 @@ public final class MpscSlotRing<T> {
     this.mask = size - 1;
     @SuppressWarnings("unchecked")
     Slot<T>[] array = (Slot<T>[]) new Slot<?>[size];
-    for (int i = 0; i < size; i++) {
-      array[i] = new Slot<>(Objects.requireNonNull(slotFactory.get(),
-          "slotFactory returned null"));
+    array[0] = new Slot<>(Objects.requireNonNull(slotFactory.get(),
+        "slotFactory returned null"));
+    for (int i = 1; i < size; i++) {
+      array[i] = new Slot<>(null);
     }
     this.slots = array;
     this.producerLimit = new PaddedLong(capacity);
@@ -160,7 +176,7 @@ public final class MpscSlotRing<T> {
    * @return the slot's object
    */
   public T slot(long ticket) {
-    return slots[(int) ticket & mask].item;
+    return slots[(int) ticket & mask].item(slotFactory);
   }
 
   /**
@@ -306,7 +322,7 @@ public final class MpscSlotRing<T> {
           slot.abandoned = false;
         } else {
           visited++;
-          consumer.accept(slot.item);
+          consumer.accept(slot.item(slotFactory));
         }
       } finally {
         next++;
