@@ -479,17 +479,18 @@ public final class MpaSettings {
      *
      * <p><b>{@code true} deliberately departs from RFC 5044 §7.1.2 rule 4</b>, which says a
      * Responder MUST NOT send an FPDU before it has received and validated one from the
-     * Initiator. The rule exists for Initiators that cannot take FPDUs at once: some do not
-     * switch from reading startup frames to reading FPDUs until they have sent their own first
-     * FPDU. The setting exists for interoperability with application protocols whose server
+     * Initiator. The rule gives an Initiator time to move the connection into Full Operation
+     * after the Reply (an implementation may, for instance, hand it to offload hardware only
+     * then); an Initiator that is not reading FPDUs yet may misread or lose an early one. The
+     * setting exists for interoperability with application protocols whose server
      * speaks first over peers that never ask for the RFC 6581 peer-to-peer model, notably
      * perftest's {@code ib_write_lat} (its server writes first) with a Linux siw client: siw's own
      * Responder ignores rule 4, so siw-to-siw works, and a conformant Responder deadlocks.
      *
      * <p>It is safe <b>only toward Initiators that accept FPDUs right after the Reply</b>, like
      * Linux siw with iw_cm (and iwarp4j's own Initiator, whose deframer is installed before the
-     * Reply is read). Toward any other Initiator an early FPDU may be misread as a startup frame
-     * and fail the connection. It affects nothing else: the Reply is always written before the
+     * Reply is read). Toward any other Initiator an early FPDU may fail the connection. It
+     * affects nothing else: the Reply is always written before the
      * first FPDU, an Initiator ignores it, and in the peer-to-peer model the Responder still
      * waits for the RTR (RFC 6581 already lets it send after that). The default is the
      * conformant {@code false}; a single accept can override it
