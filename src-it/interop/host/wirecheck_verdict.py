@@ -56,7 +56,15 @@ def main(argv):
             if f[3] in ("1", "True"):
                 resets.add((int(f[2]), "r2i" if int(f[1]) == port else "i2r"))
     # Frames on which tshark's dissector failed an assertion (its bug, not the sender's).
-    out = subprocess.run(["tshark", "-n", "-r", pcap, "-Y",
+    # With check.py's own dissection preferences (TSHARK_PREFS there): the MPA heuristic must
+    # run first, as in check.py, or the dissector that fails is never reached.
+    out = subprocess.run(["tshark", "-n", "-r", pcap,
+                          "-o", "tcp.try_heuristic_first:TRUE",
+                          "-o", "tcp.desegment_tcp_streams:TRUE",
+                          "-o", "tcp.analyze_sequence_numbers:TRUE",
+                          "-o", "iwarp_ddp_rdmap.reassemble_iwarp_rdma_send:FALSE",
+                          "--disable-heuristic", "rpcrdma_iwarp",
+                          "--disable-heuristic", "smb_direct_iwarp", "-Y",
                           'tcp.port==%d && _ws.expert.message contains "failed assertion"' % port,
                           "-T", "fields", "-e", "frame.number"],
                          capture_output=True, text=True, check=False).stdout
