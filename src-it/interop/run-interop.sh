@@ -13,7 +13,9 @@
 # Environment: IWARP4J_SHARED_DIR (default ../shared next to the checkout), JAR (default
 # benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
 # iwarp-perf against perftest; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
-# measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900).
+# measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900),
+# ONLY (an extended regex: run only the perftest rows whose id matches), PERF_REPEAT (perftest
+# rows repetitions, default 1).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)

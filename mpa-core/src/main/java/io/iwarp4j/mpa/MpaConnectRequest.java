@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class MpaConnectRequest {
   /** What the Responder does with the decision (implemented by the handler). */
   interface Decider {
-    void decide(int ird, int ord, byte[] privateData, boolean reject);
+    void decide(int ird, int ord, byte[] privateData, boolean reject, boolean sendFirst);
   }
 
   private final Decider decider;
@@ -78,7 +78,24 @@ public final class MpaConnectRequest {
    * @throws IllegalStateException when already decided
    */
   public void accept(int ird, int ord, byte[] privateData) {
-    decide(ird, ord, privateData, false);
+    decide(ird, ord, privateData, false, settings.responderSendsFirst());
+  }
+
+  /**
+   * Accepts like {@link #accept(int, int, byte[])}, choosing for this connection whether a
+   * client-server Responder may send right after its Reply. {@code true} deliberately departs
+   * from RFC 5044 §7.1.2 rule 4; see {@link MpaSettings.Builder#responderSendsFirst(boolean)}
+   * for when that is safe. Ignored in the peer-to-peer model (the RTR comes first there).
+   *
+   * @param ird the inbound Read depth this end can support, 0..0x3FFF
+   * @param ord the outbound Read depth this end wants, 0..0x3FFF
+   * @param privateData ULP private data for the Reply (see {@link #accept(int, int, byte[])})
+   * @param responderSendsFirst true to send before the Initiator's first FPDU (not conformant)
+   * @throws IllegalArgumentException when a value is out of range (the request stays undecided)
+   * @throws IllegalStateException when already decided
+   */
+  public void accept(int ird, int ord, byte[] privateData, boolean responderSendsFirst) {
+    decide(ird, ord, privateData, false, responderSendsFirst);
   }
 
   /**
@@ -102,10 +119,10 @@ public final class MpaConnectRequest {
    * @throws IllegalStateException when already decided
    */
   public void reject(int ird, int ord, byte[] privateData) {
-    decide(ird, ord, privateData, true);
+    decide(ird, ord, privateData, true, false);
   }
 
-  private void decide(int ird, int ord, byte[] privateData, boolean reject) {
+  private void decide(int ird, int ord, byte[] privateData, boolean reject, boolean sendFirst) {
     Objects.requireNonNull(privateData, "privateData");
     checkDepth("IRD", ird);
     checkDepth("ORD", ord);
@@ -119,7 +136,7 @@ public final class MpaConnectRequest {
     if (!decided.compareAndSet(false, true)) {
       throw new IllegalStateException("this MPA connect request was already accepted or rejected");
     }
-    decider.decide(ird, ord, privateData.clone(), reject);
+    decider.decide(ird, ord, privateData.clone(), reject, sendFirst);
   }
 
   private static void checkDepth(String what, int value) {

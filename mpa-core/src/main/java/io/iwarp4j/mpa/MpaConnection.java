@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * received and validated one FPDU from the Initiator. {@link #sendEnabled()} says whether this
  * end may write to the {@link #framer()} yet, and {@link #sendEnabledFuture()} completes when it
  * may: at once for an Initiator and for a peer-to-peer Responder (the RTR was that FPDU), on the
- * first received ULPDU for a client-server Responder. The framer does not enforce this: the
- * upper layer must.
+ * first received ULPDU for a client-server Responder (at once, right after the Reply, when it
+ * was accepted with the non-conformant {@link MpaSettings.Builder#responderSendsFirst(boolean)}).
+ * The framer does not enforce this: the upper layer must.
  *
  * <p><b>Receiving.</b> ULPDUs that arrive before {@link #setListener} is called are copied and
  * kept (with any error or end-of-input report) and handed to the listener when it is set, so

@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  *       {@link MpaRejectedException} whose {@code rejectedLocally()} is true;</li>
  *   <li>accept, client-server: the deframer replaces the handler and the future completes with
  *       the {@link MpaConnection}; sending is enabled once the first FPDU from the Initiator has
- *       arrived (rule 4);</li>
+ *       arrived (rule 4), or, with the non-conformant opt-in
+ *       {@link MpaSettings.Builder#responderSendsFirst(boolean)}, as soon as the Reply is
+ *       written;</li>
  *   <li>accept, peer-to-peer (A=1): the deframer replaces the handler and the future completes
  *       only when the Initiator's first FPDU has arrived and is exactly one of the RTRs the
  *       Reply allowed. MPA consumes it and answers a Read RTR with a zero-length Read Response.
@@ -133,15 +135,16 @@ public final class MpaResponderHandler extends MpaStartupHandler {
   }
 
   /** {@link MpaConnectRequest}'s decision; hops onto the event loop. */
-  private void decide(int ird, int ord, byte[] privateData, boolean reject) {
+  private void decide(int ird, int ord, byte[] privateData, boolean reject, boolean sendFirst) {
     if (ctx.executor().inEventLoop()) {
-      sendReply(ird, ord, privateData, reject);
+      sendReply(ird, ord, privateData, reject, sendFirst);
     } else {
-      ctx.executor().execute(() -> sendReply(ird, ord, privateData, reject));
+      ctx.executor().execute(() -> sendReply(ird, ord, privateData, reject, sendFirst));
     }
   }
 
-  private void sendReply(int ird, int ord, byte[] privateData, boolean reject) {
+  private void sendReply(int ird, int ord, byte[] privateData, boolean reject,
+      boolean sendFirst) {
     if (state != State.AWAIT_ULP) {
       LOG.debug("{} ULP decision ignored: the startup is over ({})", ctx.channel(), state);
       return;
@@ -184,7 +187,14 @@ public final class MpaResponderHandler extends MpaStartupHandler {
       return;
     }
     state = State.DONE;
-    MpaConnection connection = new MpaConnection(deframerCtx, info(null), framer, deframer, false);
+    // The Reply was written above on this event loop, so any FPDU queued from here on follows it.
+    // sendFirst departs from rule 4 on purpose (MpaSettings.Builder#responderSendsFirst).
+    if (sendFirst) {
+      LOG.debug("{} may send before the Initiator's first FPDU (responderSendsFirst: not RFC 5044"
+          + " §7.1.2 rule 4 conformant)", ctx.channel());
+    }
+    MpaConnection connection = new MpaConnection(deframerCtx, info(null), framer, deframer,
+        sendFirst);
     deframer.setListener(connection.dispatcher());
     succeed(connection);
     removeSelf();

@@ -42,6 +42,7 @@ public final class MpaSettings {
   private final Duration requestTimeout;
   private final Duration replyTimeout;
   private final Duration firstFpduDelay;
+  private final boolean responderSendsFirst;
   private final Duration terminateLinger;
   private final int emss;
   private final int maxUlpduLength;
@@ -59,6 +60,7 @@ public final class MpaSettings {
     this.requestTimeout = b.requestTimeout;
     this.replyTimeout = b.replyTimeout;
     this.firstFpduDelay = b.firstFpduDelay;
+    this.responderSendsFirst = b.responderSendsFirst;
     this.terminateLinger = b.terminateLinger;
     this.emss = b.emss;
     this.maxUlpduLength = b.maxUlpduLength;
@@ -101,6 +103,7 @@ public final class MpaSettings {
     b.requestTimeout = requestTimeout;
     b.replyTimeout = replyTimeout;
     b.firstFpduDelay = firstFpduDelay;
+    b.responderSendsFirst = responderSendsFirst;
     b.terminateLinger = terminateLinger;
     b.emss = emss;
     b.maxUlpduLength = maxUlpduLength;
@@ -230,6 +233,19 @@ public final class MpaSettings {
   }
 
   /**
+   * Whether a client-server Responder may send FPDUs as soon as its MPA Reply is written, before
+   * the Initiator's first FPDU arrived. <b>This deliberately departs from RFC 5044 §7.1.2 rule
+   * 4</b> (a Responder MUST NOT send an FPDU before it has received one from the Initiator); the
+   * default, {@code false}, is the conformant behaviour. See
+   * {@link Builder#responderSendsFirst(boolean)} for why it exists and when it is safe.
+   *
+   * @return true when a client-server Responder sends right after its Reply (not conformant)
+   */
+  public boolean responderSendsFirst() {
+    return responderSendsFirst;
+  }
+
+  /**
    * After sending a Terminate, how long this end keeps reading (and discarding) the peer's
    * octets, its sending half already shut down, waiting for the peer to close before it closes
    * the socket itself (default {@link #DEFAULT_TERMINATE_LINGER}). Closing with unread input
@@ -285,8 +301,9 @@ public final class MpaSettings {
         + markers + ", p2p=" + peerToPeer + ", rtr=" + rtrTypes + ", ird=" + ird + ", ord=" + ord
         + ", privateData=" + privateData.length + "B, requestTimeout=" + requestTimeout
         + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay
-        + ", terminateLinger=" + terminateLinger + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength
-        + "}";
+        + ", terminateLinger=" + terminateLinger
+        + (responderSendsFirst ? ", responderSendsFirst (not RFC 5044 conformant)" : "")
+        + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength + "}";
   }
 
   /** Builder; every setter validates its argument and names the problem when it is wrong. */
@@ -303,6 +320,7 @@ public final class MpaSettings {
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Duration replyTimeout = Duration.ofSeconds(10);
     private Duration firstFpduDelay = Duration.ZERO;
+    private boolean responderSendsFirst;
     private Duration terminateLinger = DEFAULT_TERMINATE_LINGER;
     private int emss;
     private int maxUlpduLength;
@@ -472,6 +490,37 @@ public final class MpaSettings {
         throw new IllegalArgumentException("firstFpduDelay must be 0..10 s, not " + delay);
       }
       this.firstFpduDelay = delay;
+      return this;
+    }
+
+    /**
+     * Lets a client-server Responder send FPDUs as soon as its MPA Reply has been written, without
+     * waiting for the Initiator's first FPDU (default {@code false}).
+     *
+     * <p><b>{@code true} deliberately departs from RFC 5044 §7.1.2 rule 4</b>, which says a
+     * Responder MUST NOT send an FPDU before it has received and validated one from the
+     * Initiator. The rule gives an Initiator time to move the connection into Full Operation
+     * after the Reply (an implementation may, for instance, hand it to offload hardware only
+     * then); an Initiator that is not reading FPDUs yet may misread or lose an early one. The
+     * setting exists for interoperability with application protocols whose server
+     * speaks first over peers that never ask for the RFC 6581 peer-to-peer model, notably
+     * perftest's {@code ib_write_lat} (its server writes first) with a Linux siw client: siw's own
+     * Responder ignores rule 4, so siw-to-siw works, and a conformant Responder deadlocks.
+     *
+     * <p>It is safe <b>only toward Initiators that accept FPDUs right after the Reply</b>, like
+     * Linux siw with iw_cm (and iwarp4j's own Initiator, whose deframer is installed before the
+     * Reply is read). Toward any other Initiator an early FPDU may fail the connection. It
+     * affects nothing else: the Reply is always written before the
+     * first FPDU, an Initiator ignores it, and in the peer-to-peer model the Responder still
+     * waits for the RTR (RFC 6581 already lets it send after that). The default is the
+     * conformant {@code false}; a single accept can override it
+     * ({@link MpaConnectRequest#accept(int, int, byte[], boolean)}).
+     *
+     * @param sendsFirst true to send before the Initiator's first FPDU (not conformant)
+     * @return this builder
+     */
+    public Builder responderSendsFirst(boolean sendsFirst) {
+      this.responderSendsFirst = sendsFirst;
       return this;
     }
 

@@ -122,6 +122,75 @@ class IwarpPerfIT {
   }
 
   /**
+   * write_lat's server writes first (as perftest's). Without the option our client opens the
+   * data connection in peer-to-peer mode (its Write RTR lets the server go, RFC 6581); with
+   * {@code --responder-sends-first} the client connects client-server like siw's
+   * {@code ib_write_lat}, and only the server's non-conformant opt-in (send right after the MPA
+   * Reply) lets it start: without it the server would wait for a first FPDU that never comes.
+   */
+  @ParameterizedTest(name = "-s {0} {1}")
+  @CsvSource({"64, ''", "65536, ''", "64, --responder-sends-first",
+      "65536, --responder-sends-first"})
+  void writeLatWithAndWithoutTheResponderSendingFirst(long size, String option) {
+    List<String> args = new ArrayList<>(List.of("loopback", "write_lat", "-n", "200", "-s",
+        Long.toString(size), "--no-progress"));
+    if (!option.isEmpty()) {
+      args.add(option);
+    }
+    assertLatency(perf(args.toArray(String[]::new)), size, 200);
+  }
+
+  /**
+   * The opt-in's wire: a client-server write_lat whose server writes first right after the MPA
+   * Reply (RFC 5044 §7.1.2 rule 4 departed from on purpose) passes iwarp-wirecheck, and no RTR
+   * is sent.
+   */
+  @Test
+  void responderSendsFirstPassesTheWireCheck() throws Exception {
+    WireCheck.requireAvailable();
+    Path capDir = Path.of("target", "wirecheck");
+    Files.createDirectories(capDir);
+    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+      int port = WireCheck.freePort();
+      Path pcap = capDir.resolve("iwarp-perf-write_lat-sends-first-" + port + ".pcap")
+          .toAbsolutePath();
+      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+        Run[] server = new Run[1];
+        Thread t = new Thread(() -> server[0] = perf("write_lat", "-p", Integer.toString(port),
+            "-n", "50", "-s", "64", "--no-progress", "--responder-sends-first"),
+            "iwarp-perf-sends-first-server");
+        t.start();
+        Run client = null;
+        for (int attempt = 0; attempt < 50; attempt++) { // until the server listens
+          client = perf("write_lat", "-p", Integer.toString(port), "-n", "50", "-s", "64",
+              "--no-progress", "--responder-sends-first", "127.0.0.1");
+          if (client.status() == 0 || !client.err().contains("unreachable")) {
+            break;
+          }
+          Thread.sleep(100);
+        }
+        t.join(60_000);
+        assertLatency(client, 64, 50);
+        assertEquals(0, server[0].status(), server[0].out() + server[0].err());
+        capture.stop();
+      }
+      return WireCheck.check(pcap, port);
+    });
+    String out = result.output();
+    System.out.println(out);
+    assertTrue(result.passed(), "check.py found errors:\n" + out);
+    Matcher crc = Pattern.compile("MPA CRC: good (\\d+), bad (\\d+),").matcher(out);
+    assertTrue(crc.find(), out);
+    assertEquals(0, Integer.parseInt(crc.group(2)), "bad CRCs: " + out);
+    Map<Integer, Integer> messages = new HashMap<>();
+    Matcher row = Pattern.compile("(?m)^\\s+(\\d+) \\S.*?\\s+(\\d+) / (\\d+)").matcher(out);
+    while (row.find()) {
+      messages.put(Integer.parseInt(row.group(1)), Integer.parseInt(row.group(3)));
+    }
+    assertEquals(100, messages.get(0), "50 RDMA Writes each way, no RTR: " + out);
+  }
+
+  /**
    * Fewer receives than messages: receives are reposted as they complete and, for send_bw, the
    * sender waits for the receiver's credit Writes; no Send may find no receive (that would be a
    * Terminate).

@@ -14,8 +14,10 @@ public final class AcceptParams {
   private final int ird;
   private final int ord;
   private final ConnectionEventListener eventListener;
+  private final Boolean responderSendsFirst;
 
   private AcceptParams(Builder b) {
+    this.responderSendsFirst = b.responderSendsFirst;
     this.privateData = b.privateData.clone();
     this.ird = b.ird;
     this.ord = b.ord;
@@ -76,12 +78,24 @@ public final class AcceptParams {
     return eventListener;
   }
 
+  /**
+   * Whether this connection's Responder may send before the Initiator's first FPDU, departing
+   * from RFC 5044 §7.1.2 rule 4 (see {@link Builder#responderSendsFirst(boolean)}).
+   *
+   * @return the choice for this accept, or null for the device's MPA settings
+   *     ({@link io.iwarp4j.mpa.MpaSettings#responderSendsFirst()}, false by default)
+   */
+  public Boolean responderSendsFirst() {
+    return responderSendsFirst;
+  }
+
   /** Builder. */
   public static final class Builder {
     private byte[] privateData = new byte[0];
     private int ird = -1;
     private int ord = -1;
     private ConnectionEventListener eventListener;
+    private Boolean responderSendsFirst;
 
     private Builder() {
     }
@@ -128,6 +142,28 @@ public final class AcceptParams {
      */
     public Builder eventListener(ConnectionEventListener listener) {
       this.eventListener = listener;
+      return this;
+    }
+
+    /**
+     * Lets this connection send as soon as the MPA Reply is written, in the client-server model,
+     * without waiting for the Initiator's first message (default: the device's MPA settings,
+     * whose default is the conformant {@code false}). The accept future then completes, and the
+     * queue pair is RTS, right after the Reply.
+     *
+     * <p><b>{@code true} deliberately departs from RFC 5044 §7.1.2 rule 4</b> (a Responder MUST
+     * NOT send an FPDU before it has received one from the Initiator). It exists for application
+     * protocols whose server speaks first toward peers that never ask for peer-to-peer mode, such
+     * as perftest's {@code ib_write_lat} with a Linux siw client, and is safe only toward
+     * Initiators that accept FPDUs right after the Reply, like Linux siw/iw_cm or iwarp4j. In
+     * the peer-to-peer model it changes nothing. See
+     * {@link io.iwarp4j.mpa.MpaSettings.Builder#responderSendsFirst(boolean)}.
+     *
+     * @param sendsFirst true to send before the Initiator's first FPDU (not conformant)
+     * @return this builder
+     */
+    public Builder responderSendsFirst(boolean sendsFirst) {
+      this.responderSendsFirst = sendsFirst;
       return this;
     }
 

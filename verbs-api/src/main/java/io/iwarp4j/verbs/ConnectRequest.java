@@ -111,7 +111,9 @@ public final class ConnectRequest {
    * bound to this connection. Receives may have been posted on it already. The future completes
    * when the queue pair is RTS; in the client-server model that is when the Initiator's first
    * message arrives (RFC 5044 §7.1.2 rule 4: a Responder may not send before), so the
-   * application protocol must let the Initiator speak first, or use peer-to-peer mode.
+   * application protocol must let the Initiator speak first, or use peer-to-peer mode (or, not
+   * conformant and only toward Initiators that tolerate it,
+   * {@link AcceptParams.Builder#responderSendsFirst(boolean)}).
    *
    * @param qp a new queue pair of this device, in INIT
    * @param params private data, IRD/ORD, event listener
@@ -142,8 +144,13 @@ public final class ConnectRequest {
     ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remoteAddress(),
         handler);
     handshake.addListener(f -> setup.onHandshake(f, channel));
-    request.accept(params.ird() >= 0 ? params.ird() : caps.ird(),
-        params.ord() >= 0 ? params.ord() : caps.ord(), privateData);
+    int ird = params.ird() >= 0 ? params.ird() : caps.ird();
+    int ord = params.ord() >= 0 ? params.ord() : caps.ord();
+    if (params.responderSendsFirst() == null) {
+      request.accept(ird, ord, privateData);
+    } else {
+      request.accept(ird, ord, privateData, params.responderSendsFirst());
+    }
     return setup.result();
   }
 

@@ -115,6 +115,37 @@ class VerbsEndToEndTest {
     assertTrue(client.nextCompletion().isSuccess());
   }
 
+  /**
+   * AcceptParams.responderSendsFirst(true), the opt-in that departs from RFC 5044 §7.1.2 rule 4:
+   * the server's queue pair is RTS right after the Reply and its Send reaches a client that has
+   * sent nothing.
+   */
+  @Test
+  void aResponderThatSendsFirstIsRtsBeforeTheInitiatorSpoke() throws Exception {
+    assertEquals(null, AcceptParams.defaults().responderSendsFirst(), "default: the device's");
+    QueuePair cqp = client.newQp();
+    MemoryRegion cliRecv = client.region(64);
+    cqp.postRecv(new RecvWorkRequest(1).wrId(5).addSge(cliRecv, 0, 64));
+    CompletableFuture<RdmaConnection> cf = client.device.connect(cqp, listener.localAddress());
+    QueuePair sqp = server.newQp();
+    RdmaConnection sc = nextRequest().accept(sqp, AcceptParams.builder()
+        .responderSendsFirst(true).build()).get(T, TimeUnit.SECONDS);
+    assertEquals(QpState.RTS, sqp.state());
+    assertFalse(sc.isInitiator());
+    cf.get(T, TimeUnit.SECONDS);
+    MemoryRegion msg = server.region(64);
+    msg.buffer().setBytes(0, ascii("server first"));
+    sqp.postSend(new SendWorkRequest(1).wrId(6).opcode(WorkRequestOpcode.SEND)
+        .flags(SendFlags.SIGNALED).addSge(msg, 0, 12));
+    assertTrue(server.nextCompletion().isSuccess());
+    WorkCompletion got = client.nextCompletion();
+    assertTrue(got.isSuccess(), got.toString());
+    assertEquals(12, got.byteLen());
+    byte[] octets = new byte[12];
+    cliRecv.buffer().getBytes(0, octets);
+    assertArrayEquals(ascii("server first"), octets);
+  }
+
   @Test
   void aRejectionCarriesThePeersPrivateData() throws Exception {
     QueuePair qp = client.newQp();

@@ -127,7 +127,8 @@ final class LatencyRunner {
         throw new IOException("write_lat: the client sent no FPDU on the data connection for "
             + "30 s, and this server writes first (as perftest's does) but as MPA Responder may "
             + "send only after the Initiator's first FPDU (RFC 5044 §7.1.2 rule 4): the client "
-            + "must connect in peer-to-peer mode (RFC 6581, as iwarp-perf's client does)", e);
+            + "must connect in peer-to-peer mode (RFC 6581, as iwarp-perf's client does), or "
+            + "this server must be started with --responder-sends-first (not conformant)", e);
       }
       throw new IOException("data connection not established within 30 s", e);
     } catch (Exception e) {

@@ -36,6 +36,7 @@ public final class PerfOptions {
   int outReads = 16;
   boolean crc = true;
   boolean markers;
+  boolean responderSendsFirst;
   Path json;
   boolean reportGbits;
   boolean progress = true;
@@ -83,6 +84,7 @@ public final class PerfOptions {
         case "--crc" -> o.crc = true;
         case "--no-crc" -> o.crc = false;
         case "--markers" -> o.markers = true;
+        case "--responder-sends-first" -> o.responderSendsFirst = true;
         case "--report_gbits", "--report-gbits" -> o.reportGbits = true;
         case "--no-progress" -> o.progress = false;
         case "-v", "--debug" -> o.debug = true;
@@ -355,6 +357,19 @@ public final class PerfOptions {
   }
 
   /**
+   * {@code --responder-sends-first}: on a server, accept the data connections with
+   * {@code AcceptParams.responderSendsFirst(true)}, which deliberately departs from RFC 5044
+   * §7.1.2 rule 4 so that write_lat's server can write first toward a client that never asks
+   * for peer-to-peer mode (Linux siw's {@code ib_write_lat}); on a client, open write_lat's data
+   * connection in the client-server model as perftest does, relying on such a server.
+   *
+   * @return true when the option was given
+   */
+  public boolean responderSendsFirst() {
+    return responderSendsFirst;
+  }
+
+  /**
    * MPA Markers ({@code --markers}).
    *
    * @return true to ask for Markers
@@ -461,6 +476,7 @@ public final class PerfOptions {
     c.outReads = outReads;
     c.crc = crc;
     c.markers = markers;
+    c.responderSendsFirst = responderSendsFirst;
     c.json = json;
     c.reportGbits = reportGbits;
     c.progress = progress;
@@ -485,6 +501,11 @@ public final class PerfOptions {
       "  -o, --outs N        outstanding Reads/Atomics, IRD/ORD (default 16)",
       "  -p, --port N        TCP port (default 18515)",
       "  --crc / --no-crc    ask for MPA CRC (default on)   --markers  ask for MPA Markers",
+      "  --responder-sends-first  server: send on the data connections right after the MPA",
+      "                      Reply (NOT RFC 5044 §7.1.2 rule 4 conformant; for siw's ib_write_lat",
+      "                      client, which never asks for peer-to-peer mode; safe only toward",
+      "                      Initiators that take FPDUs right after the Reply, like Linux siw);",
+      "                      client: open write_lat's data connection without peer-to-peer mode",
       "  --json FILE         write the results as JSON     --report_gbits  Gb/s instead of MB/s",
       "  --no-progress       no progress lines on stderr   -v, --debug  stack traces on errors",
       "  --timeout S         connect timeout (default 10)  -R -F -z -d -i -x: accepted, ignored",

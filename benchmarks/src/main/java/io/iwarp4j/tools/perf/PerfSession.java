@@ -170,7 +170,7 @@ final class PerfSession implements AutoCloseable {
         if (opts.mode().usesReads()) {
           p.ird(opts.outReads()).ord(opts.outReads());
         }
-        if (opts.mode() == PerfMode.WRITE_LAT) {
+        if (opts.mode() == PerfMode.WRITE_LAT && !opts.responderSendsFirst()) {
           // perftest's write_lat server writes first; an MPA Responder may send only after the
           // Initiator's first FPDU (RFC 5044 §7.1.2 rule 4), so the client opens the data
           // connection in peer-to-peer mode: its Write RTR lets the server go. The quiet period
@@ -190,6 +190,11 @@ final class PerfSession implements AutoCloseable {
         AcceptParams.Builder p = AcceptParams.builder();
         if (opts.mode().usesReads()) {
           p.ird(opts.outReads()).ord(opts.outReads());
+        }
+        if (opts.responderSendsFirst()) {
+          // Not RFC 5044 §7.1.2 rule 4 conformant, on request only: lets write_lat's server
+          // write first toward an Initiator that never asks for peer-to-peer mode (siw's).
+          p.responderSendsFirst(true);
         }
         established[i] = accept(qps[i], p.build());
       }

@@ -31,7 +31,19 @@ class PerfOptionsTest {
     assertEquals(1, o.qps());
     assertTrue(o.crc());
     assertFalse(o.markers());
+    assertFalse(o.responderSendsFirst(), "the RFC 5044 rule 4 departure is opt-in");
     assertTrue(o.progress());
+  }
+
+  @Test
+  void responderSendsFirstIsOptInAndReachesBothLoopbackRoles() throws UsageException {
+    PerfOptions o = PerfOptions.parse(new String[] {"loopback", "write_lat",
+        "--responder-sends-first"});
+    assertTrue(o.responderSendsFirst());
+    assertTrue(o.loopbackServer().responderSendsFirst());
+    assertTrue(o.loopbackClient(7000).responderSendsFirst());
+    assertTrue(PerfOptions.USAGE.contains("--responder-sends-first"), PerfOptions.USAGE);
+    assertTrue(PerfOptions.USAGE.contains("NOT RFC 5044"), PerfOptions.USAGE);
   }
 
   @Test
