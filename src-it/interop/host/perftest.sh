@@ -1,6 +1,6 @@
 # perftest.sh - perftest rows of the interop suite, sourced by host/matrix.sh (uses its G,
 # row, L, S, PING-style helpers). iwarp-perf (io.iwarp4j.tools.perf) against rdma-core's
-# perftest 4.5 in the guest, both roles, over rdma_cm (-R). Ports: 7180-7187, one per host ->
+# perftest 4.5 in the guest, both roles, over rdma_cm (-R). Ports: 7180-7190, one per host ->
 # guest row (hostfwd; a perftest server killed after a failure keeps its port bound in siw, so
 # rows never share one), and 7202 (guest -> host guestfwd); all are in the wire-checked capture.
 PERF=("$JAVA" -jar "$JAR" iwarp-perf)
@@ -82,7 +82,7 @@ perf_row() { # ID DIRECTION TEST SIZE ITERS RC_OURS RC_PERFTEST OURS_OUT PERFTES
   fi
 }
 
-# run_perftest: the 16 rows, PERF_REPEAT times (default 1; row ids get -rN when above 1), only
+# run_perftest: the 22 rows, PERF_REPEAT times (default 1; row ids get -rN when above 1), only
 # the rows whose id matches ONLY when it is set. A repeated h2g row reuses its port: fine while
 # it passes (a perftest server killed after a failure keeps its port bound in siw).
 run_perftest() {
@@ -91,7 +91,10 @@ run_perftest() {
     sfx=""; [ "${PERF_REPEAT:-1}" -gt 1 ] && sfx="-r$rep"
     local port=7180
     for t in write_bw read_bw send_bw write_lat; do
-      for s in 64 65536; do
+      # The matrix: bandwidth at 64 B, 4 KiB and 64 KiB; write_lat at 64 B and 64 KiB.
+      local sizes="64 4096 65536"
+      case $t in *lat) sizes="64 65536" ;; esac
+      for s in $sizes; do
         local it=1000
         [ $s = 65536 ] && it=200
         case $t in *lat) it=200 ;; esac

@@ -145,7 +145,7 @@ class SiwInteropIT {
     assertEquals(only.isEmpty() ? 6 * repeat + 3 : 0, rpingRows, "rping rows; see " + out);
     // write/read/send_bw and write_lat, 64 B and 64 KiB, both roles.
     if (only.isEmpty()) {
-      assertEquals(perftest ? 16 * perfRepeat : 0, perfRows, "perftest rows; see " + out);
+      assertEquals(perftest ? 22 * perfRepeat : 0, perfRows, "perftest rows; see " + out);
     } else {
       assertTrue(perfRows > 0, "interop.only=" + only + " selected no row; see " + out);
     }
