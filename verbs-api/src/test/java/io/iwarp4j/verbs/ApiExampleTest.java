@@ -7,9 +7,7 @@ import io.iwarp4j.ddp.mem.AccessFlags;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -79,38 +77,11 @@ class ApiExampleTest {
 
   @Test
   void theGuideShowsExactlyThisCode() throws IOException {
-    List<String> inTest = between(Path.of("src/test/java/io/iwarp4j/verbs/ApiExampleTest.java"));
-    List<String> inGuide = between(Path.of("../docs/api.md"));
+    List<String> inTest = DocSnippet.between(
+        Path.of("src/test/java/io/iwarp4j/verbs/ApiExampleTest.java"), BEGIN, END);
+    List<String> inGuide = DocSnippet.between(Path.of("../docs/api.md"), BEGIN, END);
     assertTrue(inTest.size() > 20, "the example is in the test: " + inTest.size() + " lines");
     assertEquals(String.join("\n", inTest), String.join("\n", inGuide),
         "docs/api.md and ApiExampleTest must show the same example code");
-  }
-
-  /** The lines strictly between the markers, with their common indentation removed. */
-  private static List<String> between(Path file) throws IOException {
-    List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-    int begin = -1;
-    int end = -1;
-    for (int i = 0; i < all.size(); i++) {
-      String t = all.get(i).trim();
-      if (t.equals(BEGIN) && begin < 0) {
-        begin = i;
-      } else if (t.equals(END) && begin >= 0 && end < 0) {
-        end = i;
-      }
-    }
-    assertTrue(begin >= 0 && end > begin, "markers in " + file);
-    List<String> lines = new ArrayList<>(all.subList(begin + 1, end));
-    int indent = Integer.MAX_VALUE;
-    for (String l : lines) {
-      if (!l.isBlank()) {
-        indent = Math.min(indent, l.length() - l.stripLeading().length());
-      }
-    }
-    List<String> out = new ArrayList<>();
-    for (String l : lines) {
-      out.add(l.isBlank() ? "" : l.substring(indent).stripTrailing());
-    }
-    return out;
   }
 }

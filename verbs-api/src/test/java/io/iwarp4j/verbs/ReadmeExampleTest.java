@@ -67,26 +67,10 @@ class ReadmeExampleTest {
   void theReadmeShowsExactlyThisCode() throws IOException {
     // Surefire runs in the module's directory (as ApiExampleTest relies on too).
     String readme = Files.readString(Path.of("../README.md"));
-    String test = Files.readString(
-        Path.of("src/test/java/io/iwarp4j/verbs/ReadmeExampleTest.java"));
-    String snippet = stripIndent(between(test, BEGIN, END));
+    String snippet = String.join("\n", DocSnippet.between(
+        Path.of("src/test/java/io/iwarp4j/verbs/ReadmeExampleTest.java"), BEGIN, END)) + "\n";
     assertTrue(readme.contains(snippet),
         "README.md's Java example differs from ReadmeExampleTest's; expected in README.md:\n"
             + snippet);
-  }
-
-  private static String between(String text, String begin, String end) {
-    int from = text.indexOf('\n', text.indexOf(begin)) + 1;
-    int to = text.lastIndexOf('\n', text.indexOf(end)) + 1;
-    return text.substring(from, to);
-  }
-
-  /** Removes the test method's four-space indentation. */
-  private static String stripIndent(String code) {
-    StringBuilder b = new StringBuilder();
-    for (String line : code.split("\n", -1)) {
-      b.append(line.startsWith("    ") ? line.substring(4) : line).append('\n');
-    }
-    return b.substring(0, b.length() - 1);
   }
 }
