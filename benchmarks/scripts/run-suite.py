@@ -303,7 +303,8 @@ def tables(summary, env, idle, args, failures):
     out.append("Ratio = iwarp4j ÷ raw Netty in the same round (median of rounds, min–max); GB/s ="
                " messages/s × size / 10⁹; alloc = gc.alloc.rate.norm in B per message (all threads"
                " of the JVM, event loops included; every fork runs with"
-               " -Dio.netty.recycler.chunkSize=1024 and Netty's default SIMPLE leak detection).")
+               " -Dio.netty.recycler.chunkSize=1024 and Netty's default SIMPLE leak detection,"
+               " sampling one buffer in 4096: see NettyTuning).")
     out.append("")
     out.append("| op | size | depth | QPs | CRC | iwarp4j msg/s | GB/s | raw Netty msg/s | GB/s | ratio | alloc iwarp4j | alloc Netty |")
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")

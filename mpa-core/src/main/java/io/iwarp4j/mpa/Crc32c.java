@@ -24,13 +24,33 @@ final class Crc32c {
   private Crc32c() {
   }
 
+  /** Ranges of a direct buffer up to this many octets go through a scratch array. */
+  static final int SMALL_RANGE = 64;
+
   /** Adds {@code length} octets of {@code buf} starting at absolute index {@code index}. */
   static void update(CRC32C crc, ByteBuf buf, int index, int length) {
+    update(crc, buf, index, length, null);
+  }
+
+  /**
+   * Adds {@code length} octets of {@code buf} starting at absolute index {@code index}; a direct
+   * range of at most {@link #SMALL_RANGE} octets is first copied into {@code scratch} (at least
+   * that long; null: never).
+   *
+   * <p>Why: headers and trailers are tiny pooled buffers, and Netty hands out small buffers that
+   * come from its arena rather than its thread cache (a deep queue of FPDUs outruns the cache)
+   * without a cached NIO view, so a view would be a new {@code DirectByteBuffer} per FPDU.
+   * Copying a few dozen octets into an array the caller owns costs less and allocates nothing.
+   */
+  static void update(CRC32C crc, ByteBuf buf, int index, int length, byte[] scratch) {
     if (length == 0) {
       return;
     }
     if (buf.hasArray()) {
       crc.update(buf.array(), buf.arrayOffset() + index, length);
+    } else if (scratch != null && length <= SMALL_RANGE) {
+      buf.getBytes(index, scratch, 0, length);
+      crc.update(scratch, 0, length);
     } else if (buf.nioBufferCount() == 1) {
       crc.update(directView(buf, index, length));
     } else {

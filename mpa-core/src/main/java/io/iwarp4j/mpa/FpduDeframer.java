@@ -61,6 +61,8 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
   private final boolean crcOn;
   private final boolean markersIn;
   private final CRC32C crc = new CRC32C();
+  /** Where small direct ranges are copied for the CRC (see {@link Crc32c#update}). */
+  private final byte[] crcScratch = new byte[Crc32c.SMALL_RANGE];
   private final Ulpdu ulpdu = new Ulpdu(8);
   private UlpduListener listener;
 
@@ -523,7 +525,7 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
 
   private void updateCrc(ByteBuf buf, int index, int length) {
     if (crcOn) {
-      Crc32c.update(crc, buf, index, length);
+      Crc32c.update(crc, buf, index, length, crcScratch);
     }
   }
 

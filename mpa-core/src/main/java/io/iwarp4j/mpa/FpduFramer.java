@@ -84,6 +84,8 @@ public final class FpduFramer {
   private final int maxUlpduLength;
   private final ChannelPromise voidPromise;
   private final CRC32C crc = new CRC32C();
+  /** Where small direct ranges are copied for the CRC (see {@link Crc32c#update}). */
+  private final byte[] crcScratch = new byte[Crc32c.SMALL_RANGE];
   private final TrailerBuffers trailers;
 
   /** Octets sent in Full Operation, Markers included. */
@@ -358,7 +360,7 @@ public final class FpduFramer {
 
   private void updateCrc(ByteBuf buf, int index, int length) {
     if (crcOn) {
-      Crc32c.update(crc, buf, index, length);
+      Crc32c.update(crc, buf, index, length, crcScratch);
     }
   }
 }

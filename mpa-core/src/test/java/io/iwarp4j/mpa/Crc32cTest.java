@@ -19,6 +19,13 @@ class Crc32cTest {
     return (int) crc.getValue();
   }
 
+  /** The same through the small-range path the framer and deframer use. */
+  private static int crcViaScratch(ByteBuf buf, int index, int length) {
+    CRC32C crc = new CRC32C();
+    Crc32c.update(crc, buf, index, length, new byte[Crc32c.SMALL_RANGE]);
+    return (int) crc.getValue();
+  }
+
   @Test
   void referenceValuesOnTheWire() {
     ByteBuf zeros = Unpooled.directBuffer(32).writeZero(32);
@@ -63,6 +70,11 @@ class Crc32cTest {
           int base = b.readerIndex();
           assertEquals(expected, crcOf(b, base + from, len), b.getClass() + " [" + from + "+"
               + len + ")");
+          assertEquals(expected, crcViaScratch(b, base + from, len), "scratch: " + b.getClass()
+              + " [" + from + "+" + len + ")");
+          int small = Math.min(len, r.nextInt(Crc32c.SMALL_RANGE + 1));
+          assertEquals(ReferenceFpdu.crc32c(data, from, small),
+              crcViaScratch(b, base + from, small), "small: " + b.getClass());
         }
       }
     } finally {
@@ -111,6 +123,50 @@ class Crc32cTest {
     } finally {
       slice.release();
       root.release();
+    }
+  }
+
+  /**
+   * A small pooled buffer that Netty serves from its arena rather than its thread cache comes
+   * without a cached NIO view (headers and trailers are such buffers when many FPDUs are in
+   * flight). Through the scratch array their CRC allocates nothing; through a view it would be a
+   * ByteBuffer per buffer. Counted in octets, not timed.
+   */
+  @Test
+  void smallRangesOfArenaBuffersGoThroughTheScratchWithoutAllocating() {
+    java.lang.management.ThreadMXBean plain =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        plain instanceof com.sun.management.ThreadMXBean,
+        "this JVM has no per-thread allocation counter (com.sun.management.ThreadMXBean)");
+    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
+    // More than the thread cache holds per size class (256), so most come from the arena.
+    ByteBuf[] headers = new ByteBuf[4000];
+    for (int i = 0; i < headers.length; i++) {
+      headers[i] = PooledByteBufAllocator.DEFAULT.directBuffer(46).writeZero(46);
+    }
+    CRC32C crc = new CRC32C();
+    byte[] scratch = new byte[Crc32c.SMALL_RANGE];
+    try {
+      // Warm up on other octets of the same buffers (the scratch path never creates a view).
+      for (int i = 0; i < 20_000; i++) {
+        ByteBuf b = headers[i % headers.length];
+        ByteBuf raw = b.unwrap() != null ? b.unwrap() : b; // no PARANOID access records
+        Crc32c.update(crc, raw, 0, 30, scratch);
+      }
+      long before = mx.getCurrentThreadAllocatedBytes();
+      for (ByteBuf b : headers) {
+        ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
+        Crc32c.update(crc, raw, 0, 46, scratch);
+      }
+      long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+      // A view per buffer would be about 4000 * 64 octets.
+      org.junit.jupiter.api.Assertions.assertTrue(allocated < 16 * 1024,
+          allocated + " octets allocated for the CRC of 4000 small arena buffers");
+    } finally {
+      for (ByteBuf h : headers) {
+        h.release();
+      }
     }
   }
 }

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * between would leave with octets that no longer match its CRC, and the requester would end the
  * connection with an MPA CRC error. RFC 5040 only makes the data of such a Read undefined, never
  * the stream. So with CRC on, the response is a <em>snapshot</em>: the source range is copied
- * once, at respond time, into pooled direct memory of the channel's allocator, the region is
+ * once, at respond time, into pooled direct memory (cut from the event loop's
+ * {@link SnapshotSlabs}), the region is
  * unpinned at once, and DDP cuts the response from the copy; the CRC and the wire then always
  * agree (the data may be torn relative to concurrent Writes, which RFC 5040 allows). Each copy is
  * charged to the device's {@link ReadResponseCopyBudget} until the transport took the response;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * {@link TransportBarrier}), {@link #releaseAll} the rest once the channel is closed.
  *
  * <p>A ring of IRD slots and one reused gather list: nothing is allocated per request for pooled
- * memory but the snapshot itself. Event-loop confined (the budget is the only shared state).
+ * memory (a snapshot is a recycled slice of a slab). Event-loop confined (the budget is the only shared state).
  */
 final class ReadResponder {
   private static final Logger log = LoggerFactory.getLogger(ReadResponder.class);
@@ -180,8 +181,9 @@ final class ReadResponder {
   }
 
   /**
-   * Copies the pinned source range into pooled direct memory of the channel's allocator, charged
-   * to the budget, and unpins the region: the copy is all the response reads from now on.
+   * Copies the pinned source range into pooled direct memory (a slice of this loop's
+   * {@link SnapshotSlabs}, else a buffer of the channel's allocator of its own), charged to the
+   * budget, and unpins the region: the copy is all the response reads from now on.
    *
    * @return the copy; null, the region still pinned and nothing charged, when the budget or
    *     direct memory cannot take it
@@ -190,19 +192,22 @@ final class ReadResponder {
     if (!snapshots.tryAcquire(size)) {
       return null;
     }
-    ByteBuf copy;
-    try {
-      copy = stream.channel().alloc().directBuffer(size, size);
-    } catch (OutOfMemoryError e) {
-      snapshots.release(size);
-      log.debug("{} no direct memory for a Read Response snapshot of {} octets: {}",
-          stream.channel(), size, e.toString());
-      return null;
+    ByteBuf copy = SnapshotSlabs.current().take(stream.channel().alloc(), size);
+    if (copy == null) {
+      // Larger than a slab, or every slab of this loop still in flight: a buffer of its own.
+      try {
+        copy = stream.channel().alloc().directBuffer(size, size).writerIndex(size);
+      } catch (OutOfMemoryError e) {
+        snapshots.release(size);
+        log.debug("{} no direct memory for a Read Response snapshot of {} octets: {}",
+            stream.channel(), size, e.toString());
+        return null;
+      }
     }
     try {
       ByteBuf slice = region.retainedSlice(srcTo, size);
       try {
-        copy.writeBytes(slice, slice.readerIndex(), size);
+        copy.setBytes(0, slice, slice.readerIndex(), size);
       } finally {
         slice.release();
       }

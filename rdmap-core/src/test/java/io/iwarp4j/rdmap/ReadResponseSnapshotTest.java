@@ -45,6 +45,8 @@ class ReadResponseSnapshotTest {
       p.close();
     }
     mem.close();
+    // The snapshots were cut from this thread's slabs (the channels run on the test thread).
+    SnapshotSlabs.releaseCurrentThread();
   }
 
   /** B is the Data Source, CRC (and Markers) on both ends as given, B's copies in {@code budget}. */
