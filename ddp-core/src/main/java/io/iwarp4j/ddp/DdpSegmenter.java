@@ -1,6 +1,7 @@
 package io.iwarp4j.ddp;
 
 import io.iwarp4j.mpa.FpduFramer;
+import io.iwarp4j.mpa.SmallBufferRing;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
@@ -40,6 +41,7 @@ public final class DdpSegmenter {
 
   private final SegmentWriter writer;
   private final ByteBufAllocator alloc;
+  private final SmallBufferRing headers;
   private final int[] nextMsn = new int[QUEUE_COUNT];
   private final boolean[] queueUsed = new boolean[QUEUE_COUNT];
 
@@ -53,11 +55,22 @@ public final class DdpSegmenter {
    * @param alloc allocates the header buffers
    */
   public DdpSegmenter(SegmentWriter writer, ByteBufAllocator alloc) {
+    this(writer, alloc, null);
+  }
+
+  /**
+   * @param writer where segments go
+   * @param alloc allocates the header buffers the ring cannot serve
+   * @param headers reusable header buffers (a connection's), or null to allocate every header
+   *     from {@code alloc}
+   */
+  public DdpSegmenter(SegmentWriter writer, ByteBufAllocator alloc, SmallBufferRing headers) {
     if (writer == null || alloc == null) {
       throw new NullPointerException(writer == null ? "writer" : "alloc");
     }
     this.writer = writer;
     this.alloc = alloc;
+    this.headers = headers;
     Arrays.fill(nextMsn, 1);
   }
 
@@ -199,11 +212,13 @@ public final class DdpSegmenter {
 
   /**
    * A header buffer with room for MPA's ULPDU_Length in front of it, so that the length and
-   * the header leave in one buffer ({@link FpduFramer#LENGTH_HEADROOM}).
+   * the header leave in one buffer ({@link FpduFramer#LENGTH_HEADROOM}); from the connection's
+   * ring when it has one.
    */
   private ByteBuf header(int length) {
     int headroom = FpduFramer.LENGTH_HEADROOM;
-    ByteBuf header = alloc.ioBuffer(headroom + length);
+    ByteBuf header = headers != null && headroom + length <= headers.capacity()
+        ? headers.acquire() : alloc.ioBuffer(headroom + length);
     header.writerIndex(headroom).readerIndex(headroom);
     return header;
   }

@@ -9,6 +9,7 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.RtrType;
+import io.iwarp4j.mpa.SmallBufferRing;
 import io.iwarp4j.mpa.TerminateClose;
 import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.mpa.Ulpdu;
@@ -101,6 +102,14 @@ public final class DdpStream implements UlpduListener {
   /** Tagged messages (distinct STags) that may be in progress at once at the Data Sink. */
   public static final int MAX_TAGGED_IN_PROGRESS = 4;
 
+  /**
+   * Octets of a reusable header buffer: MPA's ULPDU_Length headroom, the untagged DDP header and
+   * the largest RDMAP header (an RFC 7306 Atomic Request, 52 octets).
+   */
+  static final int HEADER_CAPACITY = FpduFramer.LENGTH_HEADROOM + UntaggedHeader.LENGTH + 52;
+  /** Header buffers kept per connection: 128 FPDUs in flight take none from the pool. */
+  static final int HEADER_SLOTS = 128;
+
   private static final Logger log = LoggerFactory.getLogger(DdpStream.class);
 
   private final Channel channel;
@@ -179,7 +188,8 @@ public final class DdpStream implements UlpduListener {
     this.stags = pd.table();
     this.listener = listener;
     checkInEventLoop("creating a DdpStream");
-    this.segmenter = new DdpSegmenter(new FramerSegmentWriter(framer), channel.alloc());
+    this.segmenter = new DdpSegmenter(new FramerSegmentWriter(framer), channel.alloc(),
+        new SmallBufferRing(channel, HEADER_CAPACITY, HEADER_SLOTS));
     this.dispatcher = new UntaggedDispatcher(new UntaggedEvents());
     int rtrQueue = rtrQueue(rtr);
     if (rtrQueue >= 0 && initiator) {

@@ -22,9 +22,10 @@ import java.util.zip.CRC32C;
  *       buffer, and one entry in the channel's outbound queue, fewer per FPDU);
  *   <li>the caller's header buffer, then each payload buffer, as they are;
  *   <li>a small trailer with PAD, a Marker when one falls between PAD and CRC, and the CRC
- *       field (4 zero octets when CRC is not in use). Trailers come from a per-connection ring of
- *       reusable buffers, each reused once the transport released it, so the buffer MPA adds to
- *       every FPDU costs no allocation; the ring is released when the channel closes.
+ *       field (4 zero octets when CRC is not in use). Trailers come from a per-connection
+ *       {@link SmallBufferRing} of reusable buffers, each reused once the transport released it,
+ *       so the buffer MPA adds to every FPDU costs no allocation; the ring is released when the
+ *       channel closes.
  * </ol>
  * A Marker that falls inside the header or a payload buffer splits it: the part before the
  * Marker goes out as a {@link ByteBuf#retainedSlice retained slice}, then a 4-octet pooled
@@ -86,7 +87,12 @@ public final class FpduFramer {
   private final CRC32C crc = new CRC32C();
   /** Where small direct ranges are copied for the CRC (see {@link Crc32c#update}). */
   private final byte[] crcScratch = new byte[Crc32c.SMALL_RANGE];
-  private final TrailerBuffers trailers;
+  /** PAD (up to 3) + a Marker (4) + the CRC field (4), rounded up. */
+  static final int TRAILER_CAPACITY = 12;
+  /** Trailers kept per connection: a queue of 128 FPDUs in flight takes none from the pool. */
+  static final int TRAILER_SLOTS = 128;
+
+  private final SmallBufferRing trailers;
 
   /** Octets sent in Full Operation, Markers included. */
   private long position;
@@ -117,7 +123,7 @@ public final class FpduFramer {
     this.markers = markers;
     this.maxUlpduLength = maxUlpduLength;
     this.voidPromise = ctx.voidPromise();
-    this.trailers = new TrailerBuffers(ctx);
+    this.trailers = new SmallBufferRing(ctx.channel(), TRAILER_CAPACITY, TRAILER_SLOTS);
   }
 
   /**

@@ -97,6 +97,13 @@ public final class QueuePair implements AutoCloseable {
   private final SendQueue sq;
   private final ReceiveQueue rq;
   private final Runnable drainTask = this::drainOnLoop;
+  /** Wakes pollers and fires notifications for the completions of one loop turn. */
+  private final Runnable signalTask = this::signalCompletions;
+  // Event loop only: completions added quietly and not signaled yet (see deliver()).
+  private boolean signalScheduled;
+  private boolean sendCqUnsignaled;
+  private boolean recvCqUnsignaled;
+  private boolean recvSolicitedUnsignaled;
   private final EndpointEvents endpointEvents = new EndpointEvents();
   /** Traffic and error counters, written by the event loop (see RdmapCounters). */
   private final RdmapCounters counters = new RdmapCounters();
@@ -748,11 +755,64 @@ public final class QueuePair implements AutoCloseable {
       WorkCompletion wc = signaled ? stageSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0) : null;
       // Free the slot before the completion is visible: a poller may repost at once.
       sq.retireOldest();
-      boolean accepted = wc == null || sendCq.offer(wc);
+      boolean accepted = wc == null || deliverSend(wc);
       if (!accepted) {
         completionRefused(sendCq);
         return;
       }
+    }
+  }
+
+  /**
+   * Adds a successful send completion without waking anyone yet; {@link #signalCompletions},
+   * run once at the end of this loop turn, wakes the poller and fires the notification. One
+   * wake-up per batch instead of one per completion: a poller woken by the first completion of a
+   * flush would otherwise take one, post one, park again and be woken again, a futex round trip
+   * per message on both threads.
+   */
+  private boolean deliverSend(WorkCompletion wc) {
+    if (!sendCq.offerQuietly(wc)) {
+      return false;
+    }
+    sendCqUnsignaled = true;
+    scheduleSignal();
+    return true;
+  }
+
+  /** As {@link #deliverSend}, for a successful receive completion. */
+  private boolean deliverRecv(WorkCompletion wc) {
+    if (!recvCq.offerQuietly(wc)) {
+      return false;
+    }
+    recvCqUnsignaled = true;
+    recvSolicitedUnsignaled |= wc.solicited();
+    scheduleSignal();
+    return true;
+  }
+
+  private void scheduleSignal() {
+    if (signalScheduled) {
+      return;
+    }
+    signalScheduled = true;
+    try {
+      loop.execute(signalTask); // from the loop itself: queued behind this turn's work
+    } catch (RejectedExecutionException e) {
+      signalCompletions(); // the loop is shutting down: signal now
+    }
+  }
+
+  private void signalCompletions() {
+    signalScheduled = false;
+    if (sendCqUnsignaled) {
+      sendCqUnsignaled = false;
+      sendCq.signal(false);
+    }
+    if (recvCqUnsignaled) {
+      boolean solicited = recvSolicitedUnsignaled;
+      recvCqUnsignaled = false;
+      recvSolicitedUnsignaled = false;
+      recvCq.signal(solicited);
     }
   }
 
@@ -1015,7 +1075,7 @@ public final class QueuePair implements AutoCloseable {
       WorkCompletion wc = stageRecv(e.wr, WcStatus.SUCCESS, opcode,
           Integer.toUnsignedLong(length), invalidatedStag, 0);
       rq.retireOldest(); // before the completion is visible: a poller may repost at once
-      if (!recvCq.offer(wc)) {
+      if (!deliverRecv(wc)) {
         completionRefused(recvCq);
       }
     }
@@ -1029,7 +1089,7 @@ public final class QueuePair implements AutoCloseable {
       }
       WorkCompletion wc = stageImmediate(e.wr, opcode, data);
       rq.retireOldest();
-      if (!recvCq.offer(wc)) {
+      if (!deliverRecv(wc)) {
         completionRefused(recvCq);
       }
     }

@@ -48,6 +48,7 @@ class QueuePairSlotReuseTest {
     h.loop.runAll();
     cq.requestNotify(false);
     qp.endpointListener().onReceive(0, RdmapOpcode.SEND, 10, 0);
+    h.loop.runAll(); // the notification fires at the end of the loop turn
     assertEquals(null, failure.get(), "the repost from the listener");
     assertEquals(1, qp.outstandingReceives(), "the repost from the listener was accepted");
     assertEquals(QpState.RTS, qp.state());

@@ -3,6 +3,7 @@ package io.iwarp4j.mpa;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
@@ -12,22 +13,27 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The trailer ring reuses a buffer only once the transport released it, and frees all on close. */
-class TrailerBuffersTest {
+/**
+ * The ring reuses a buffer only once the transport released it, grows only while the buffer in
+ * turn is still in flight, falls back at its limit, and frees everything on close.
+ */
+class SmallBufferRingTest {
 
   @Test
-  void reusesReleasedBuffersFallsBackWhileInFlightAndReleasesOnClose() {
+  void reusesReleasedBuffersGrowsWhileInFlightFallsBackAtTheLimitAndReleasesOnClose() {
     EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-    TrailerBuffers ring = new TrailerBuffers(ch.pipeline().firstContext());
+    SmallBufferRing ring = new SmallBufferRing(ch, 12, 16);
     List<ByteBuf> first = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
       ByteBuf b = ring.acquire();
       assertEquals(2, b.refCnt(), "the ring's reference and the one handed out");
       assertEquals(0, b.readableBytes());
+      assertEquals(12, b.maxCapacity());
       b.writeInt(i);
       first.add(b);
     }
-    // All 16 slots are in flight: the next trailer is a one-off buffer.
+    assertEquals(16, ring.slots());
+    // All 16 slots are in flight: the next buffer is a one-off.
     ByteBuf oneOff = ring.acquire();
     assertEquals(1, oneOff.refCnt());
     assertTrue(first.stream().noneMatch(b -> b == oneOff));
@@ -49,6 +55,25 @@ class TrailerBuffersTest {
     assertNotSame(first.get(1), afterClose);
     assertEquals(1, afterClose.refCnt());
     afterClose.release();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aConnectionWithOneBufferInFlightAtATimeKeepsOneSlot() {
+    EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+    SmallBufferRing ring = new SmallBufferRing(ch, 64, 128);
+    for (int i = 0; i < 1000; i++) {
+      ring.acquire().writeLong(i).release();
+    }
+    assertEquals(1, ring.slots());
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aSizeThatIsNotPositiveIsRefused() {
+    EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+    assertThrows(IllegalArgumentException.class, () -> new SmallBufferRing(ch, 0, 4));
+    assertThrows(IllegalArgumentException.class, () -> new SmallBufferRing(ch, 4, 0));
     ch.finishAndReleaseAll();
   }
 }
