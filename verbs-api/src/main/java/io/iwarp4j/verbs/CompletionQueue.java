@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Adding completions</h2>
  * {@link #offer(WorkCompletion)} is for the protocol engine; several event loops may feed one
  * queue. It copies the completion into a preallocated slot without locking or allocating, wakes
- * blocked waiters and fires an armed notification. Capacity is counted exactly: a completion
+ * blocked waiters and fires an armed notification. A queue pair adds the successful completions
+ * of one event-loop turn quietly instead and signals once at the end of the turn: they are
+ * visible to {@link #poll} at once, while blocked waiters wake, and an armed notification fires,
+ * once per batch rather than once per completion. Capacity is counted exactly: a completion
  * that a poller has taken no longer counts, even while it is still being copied out; a producer
  * that needs that very slot waits for the copy (a few field writes) rather than overflow.
  */
