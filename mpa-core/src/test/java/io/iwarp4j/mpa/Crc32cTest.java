@@ -19,6 +19,16 @@ class Crc32cTest {
     return (int) crc.getValue();
   }
 
+  /** The JVM's per-thread allocation counter; the test is skipped without one. */
+  private static com.sun.management.ThreadMXBean allocationCounter() {
+    java.lang.management.ThreadMXBean plain =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        plain instanceof com.sun.management.ThreadMXBean,
+        "this JVM has no per-thread allocation counter (com.sun.management.ThreadMXBean)");
+    return (com.sun.management.ThreadMXBean) plain;
+  }
+
   /** The same through the small-range path the framer and deframer use. */
   private static int crcViaScratch(ByteBuf buf, int index, int length) {
     CRC32C crc = new CRC32C();
@@ -93,12 +103,7 @@ class Crc32cTest {
    */
   @Test
   void slicesOfPooledMemoryAreFedWithoutAllocating() {
-    java.lang.management.ThreadMXBean plain =
-        java.lang.management.ManagementFactory.getThreadMXBean();
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        plain instanceof com.sun.management.ThreadMXBean,
-        "this JVM has no per-thread allocation counter (com.sun.management.ThreadMXBean)");
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
+    com.sun.management.ThreadMXBean mx = allocationCounter();
     org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.util.internal.PlatformDependent
         .hasUnsafe(), "Netty runs without Unsafe here: buffers have no memory address");
     ByteBuf root = PooledByteBufAllocator.DEFAULT.directBuffer(4096).writeZero(4096);
@@ -134,12 +139,7 @@ class Crc32cTest {
    */
   @Test
   void smallRangesOfArenaBuffersGoThroughTheScratchWithoutAllocating() {
-    java.lang.management.ThreadMXBean plain =
-        java.lang.management.ManagementFactory.getThreadMXBean();
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        plain instanceof com.sun.management.ThreadMXBean,
-        "this JVM has no per-thread allocation counter (com.sun.management.ThreadMXBean)");
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
+    com.sun.management.ThreadMXBean mx = allocationCounter();
     // More than the thread cache holds per size class (256), so most come from the arena.
     ByteBuf[] headers = new ByteBuf[4000];
     for (int i = 0; i < headers.length; i++) {
