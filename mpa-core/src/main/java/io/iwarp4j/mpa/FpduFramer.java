@@ -76,6 +76,11 @@ public final class FpduFramer {
    */
   public static final int LENGTH_HEADROOM = FpduHeader.ULPDU_LENGTH_SIZE;
 
+  /** PAD (up to 3) + a Marker (4) + the CRC field (4), rounded up. */
+  static final int TRAILER_CAPACITY = 12;
+  /** Trailers kept per connection: a queue of 128 FPDUs in flight takes none from the pool. */
+  static final int TRAILER_SLOTS = 128;
+
   /** A leading Marker's octets (FPDUPTR 0), for the CRC. */
   private static final byte[] ZERO_MARKER = new byte[MpaMarker.SIZE];
 
@@ -87,11 +92,6 @@ public final class FpduFramer {
   private final CRC32C crc = new CRC32C();
   /** Where small direct ranges are copied for the CRC (see {@link Crc32c#update}). */
   private final byte[] crcScratch = new byte[Crc32c.SMALL_RANGE];
-  /** PAD (up to 3) + a Marker (4) + the CRC field (4), rounded up. */
-  static final int TRAILER_CAPACITY = 12;
-  /** Trailers kept per connection: a queue of 128 FPDUs in flight takes none from the pool. */
-  static final int TRAILER_SLOTS = 128;
-
   private final SmallBufferRing trailers;
 
   /** Octets sent in Full Operation, Markers included. */

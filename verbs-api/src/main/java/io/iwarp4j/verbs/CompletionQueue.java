@@ -178,21 +178,10 @@ public final class CompletionQueue implements AutoCloseable {
     if (completion.status() == null || completion.opcode() == null) {
       throw new IllegalArgumentException("completion without status or opcode: " + completion);
     }
-    if (state != 0) {
+    if (!offerQuietly(completion)) {
       return false;
     }
-    if (!ring.offer(completion)) {
-      latchOverrun();
-      return false;
-    }
-    // Publication was a volatile write; this volatile read pairs with a waiter's push.
-    if (waiters != null) {
-      wakeWaiters();
-    }
-    wakeSoleWaiter();
-    if (armed != DISARMED) {
-      fireIfArmed(completion.solicited() || !completion.isSuccess());
-    }
+    signal(completion.solicited() || !completion.isSuccess());
     return true;
   }
 
@@ -220,6 +209,7 @@ public final class CompletionQueue implements AutoCloseable {
    *     a notification armed for solicited completions only)
    */
   void signal(boolean solicitedOrError) {
+    // Publication was a volatile write; this volatile read pairs with a waiter's push.
     if (waiters != null) {
       wakeWaiters();
     }

@@ -99,7 +99,7 @@ public final class QueuePair implements AutoCloseable {
   private final Runnable drainTask = this::drainOnLoop;
   /** Wakes pollers and fires notifications for the completions of one loop turn. */
   private final Runnable signalTask = this::signalCompletions;
-  // Event loop only: completions added quietly and not signaled yet (see deliver()).
+  // Event loop only: completions added quietly and not signaled yet (see deliverSend).
   private boolean signalScheduled;
   private boolean sendCqUnsignaled;
   private boolean recvCqUnsignaled;
