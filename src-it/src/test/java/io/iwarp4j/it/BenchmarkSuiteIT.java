@@ -2,6 +2,7 @@ package io.iwarp4j.it;
 
 import io.iwarp4j.benchmarks.suite.NettyBandwidthBenchmark;
 import io.iwarp4j.benchmarks.suite.NettyLatencyBenchmark;
+import io.iwarp4j.benchmarks.suite.NettyStreamBenchmark;
 import io.iwarp4j.benchmarks.suite.NioStreamBenchmark;
 import io.iwarp4j.benchmarks.suite.VerbsBandwidthBenchmark;
 import io.iwarp4j.benchmarks.suite.VerbsLatencyBenchmark;
@@ -79,6 +80,22 @@ class BenchmarkSuiteIT {
         b.message();
       }
       b.drain();
+    } finally {
+      b.tearDown();
+    }
+  }
+
+  @ParameterizedTest(name = "{0} B")
+  @CsvSource({"64", "4096", "1048576"})
+  void nettyStream(int size) throws Exception {
+    NettyStreamBenchmark b = new NettyStreamBenchmark();
+    b.size = size;
+    b.setUp();
+    try {
+      b.resync();
+      for (int i = 0; i < OPS; i++) {
+        b.message();
+      }
     } finally {
       b.tearDown();
     }

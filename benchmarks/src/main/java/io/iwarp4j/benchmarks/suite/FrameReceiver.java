@@ -18,7 +18,7 @@ class FrameReceiver extends ChannelInboundHandlerAdapter {
 
   private final ByteBuf sink;
   private final int size;
-  private final MessageSink onMessage;
+  private final MessageSink messageSink;
   private int frameLeft;
   private int prefixHigh = -1;
   private int filled;
@@ -28,12 +28,13 @@ class FrameReceiver extends ChannelInboundHandlerAdapter {
    *
    * @param sink preallocated direct buffer of at least {@code size} octets; the caller owns it
    * @param size message size in octets
-   * @param onMessage what to do with each message
+   * @param onMessage what to do with each message (null where a subclass overrides
+   *     {@link #onMessage(ChannelHandlerContext, ByteBuf)})
    */
   FrameReceiver(ByteBuf sink, int size, MessageSink onMessage) {
     this.sink = sink;
     this.size = size;
-    this.onMessage = onMessage;
+    this.messageSink = onMessage;
   }
 
   @Override
@@ -63,12 +64,17 @@ class FrameReceiver extends ChannelInboundHandlerAdapter {
         frameLeft -= n;
         if (filled == size) {
           filled = 0;
-          onMessage.onMessage(ctx, sink);
+          onMessage(ctx, sink);
         }
       }
     } finally {
       in.release();
     }
+  }
+
+  /** A whole message has been copied into the sink (event loop); hands it to the sink. */
+  void onMessage(ChannelHandlerContext ctx, ByteBuf message) {
+    messageSink.onMessage(ctx, message);
   }
 
   @Override
