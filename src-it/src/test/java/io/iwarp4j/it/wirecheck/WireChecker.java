@@ -878,7 +878,7 @@ public final class WireChecker {
           + (s == Sender.INITIATOR ? "Request" : "Reply") + ": tshark dissects FPDUs only in"
           + " later frames");
     }
-    String msg = s.arrow() + ": " + (d.payloadOctets - mpaLength) + " TCP payload octets after"
+    String msg = (d.payloadOctets - mpaLength) + " TCP payload octets after"
         + " MPA startup, tshark left " + missing + " undecoded; own framer: " + own.fpdus().size()
         + " FPDUs, " + own.problems().size() + " framing errors"
         + (hints.isEmpty() ? "" : "; likely cause: " + String.join("; ", hints));
