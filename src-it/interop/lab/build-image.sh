@@ -14,8 +14,8 @@
 # Output, in $IWARP4J_LAB_DIR (default ~/.cache/iwarp4j/siw-lab): vmlinuz, initrd.img,
 # root.ext4, versions.txt and image.id. image.id is a digest of IMAGE_VERSION, the package list
 # and guest-init: when it matches, the image is current and the script exits at once (no root
-# needed); otherwise the image is rebuilt from scratch, which took 6 min 14 s on 2 vCPUs
-# (docs/interop.md). Bump IMAGE_VERSION when a change here changes what the image holds.
+# needed); otherwise the image is rebuilt from scratch, which took 6 min on 2 vCPUs, 19 min on a
+# heavily loaded host (docs/interop.md). Bump IMAGE_VERSION when a change here changes what the image holds.
 set -euo pipefail
 
 LAB_SRC=$(cd "$(dirname "$0")" && pwd)
