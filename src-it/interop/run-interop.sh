@@ -3,15 +3,17 @@
 #
 #   src-it/interop/run-interop.sh [OUTDIR]
 #
-# Builds the siw guest image when it is not cached (the lab's build.sh, needs root), boots it
-# once under qemu (the lab's run.sh), runs every scenario against it (host/matrix.sh on the
+# Builds the siw guest image unless it is cached and current (lab/build-image.sh, needs root),
+# boots it once under qemu (lab/boot.sh), runs every scenario against it (host/matrix.sh on the
 # host, guest/runner.sh in the guest), captures the host's loopback and checks every capture
-# with iwarp-wirecheck's check.py. Writes OUTDIR/results.tsv and OUTDIR/summary.txt.
+# with the project's wire checker (io.iwarp4j.it.wirecheck.WireCheckMain, per sender: our end
+# must send no error). Writes OUTDIR/results.tsv and OUTDIR/summary.txt.
 # Exit status: 0 all passed, 1 a scenario or a wire check failed, 3 the VM could not be
 # built or booted (infrastructure, not protocol), 2 a usage/setup error (jar missing...).
 #
-# Environment: IWARP4J_SHARED_DIR (default ../shared next to the checkout), JAR (default
-# benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
+# Needs: benchmarks/target/iwarp4j-benchmarks.jar and src-it/target/test-classes (the wire
+# checker): `mvn -B -pl src-it -am verify -DskipTests` builds both.
+# Environment: JAR (default benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
 # iwarp-perf against perftest; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
 # measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900),
 # ONLY (an extended regex: run only the perftest rows whose id matches), PERF_REPEAT (perftest
@@ -19,10 +21,8 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-SHARED=${IWARP4J_SHARED_DIR:-$ROOT/../shared}
-LAB=$SHARED/lab/siw-vm
-WIRECHECK=$SHARED/tools/iwarp-wirecheck
-BASE=${SIW_VM_DIR:-$HOME/.cache/iwarp4j/siw-vm}
+LAB=$HERE/lab
+CHECKER_CP=$ROOT/src-it/target/test-classes
 export JAR=${JAR:-$ROOT/benchmarks/target/iwarp4j-benchmarks.jar}
 export SCENARIOS=${SCENARIOS:-matrix} REPEAT=${REPEAT:-1} RACE=${RACE:-50} RACE_DELAYS=${RACE_DELAYS:-0 50}
 OUT=${1:-$ROOT/src-it/target/interop/run-$(date +%Y%m%d-%H%M%S)}
@@ -30,16 +30,16 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 say() { echo "[interop $(date -u +%H:%M:%S)] $*"; }
 
 [ -f "$JAR" ] || { say "SETUP: $JAR missing (mvn -pl benchmarks -am package)"; exit 2; }
-[ -x "$LAB/run.sh" ] || { say "SETUP: no siw lab at $LAB"; exit 2; }
+[ -f "$CHECKER_CP/io/iwarp4j/it/wirecheck/WireCheckMain.class" ] \
+  || { say "SETUP: the wire checker is not compiled (mvn -pl src-it -am test-compile)"; exit 2; }
 for tool in qemu-system-x86_64 socat tshark dumpcap bc ss; do
   command -v $tool >/dev/null 2>&1 || { say "INFRA: $tool is not installed"; exit 3; }
 done
 
-if [ ! -f "$BASE/rootfs.ext4" ] || [ ! -f "$BASE/vmlinuz" ]; then
-  say "building the siw guest image (build.sh, 2-5 min)"
-  if ! "$LAB/build.sh" > "$OUT/build.log" 2>&1; then
-    say "INFRA: build.sh failed, see $OUT/build.log"; tail -20 "$OUT/build.log"; exit 3
-  fi
+# Builds the image when it is missing or its builder changed; says so at once otherwise.
+say "siw guest image: lab/build-image.sh (about 6 min when it must be built)"
+if ! "$LAB/build-image.sh" > "$OUT/build.log" 2>&1; then
+  say "INFRA: build-image.sh failed, see $OUT/build.log"; tail -20 "$OUT/build.log"; exit 3
 fi
 
 # One capture of the host's loopback for both forwarded ports, checked per port afterwards.
@@ -55,7 +55,7 @@ say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
 HOSTFWD="tcp:127.0.0.1:7174-:7174 $(for p in $(seq 7180 7190); do printf 'tcp:127.0.0.1:%s-:%s ' $p $p; done)tcp:127.0.0.1:7176-:7176 tcp:127.0.0.1:7177-:7177 tcp:127.0.0.1:7178-:7178 tcp:127.0.0.1:7179-:7179" \
 GUESTFWD="tcp:10.0.2.100:7200-cmd:socat STDIO TCP:127.0.0.1:7200;tcp:10.0.2.100:7201-cmd:socat STDIO TCP:127.0.0.1:7201;tcp:10.0.2.100:7202-cmd:socat STDIO TCP:127.0.0.1:7202" \
 HOST_CMD="bash $HERE/host/matrix.sh" TIMEOUT=${TIMEOUT:-900} \
-  "$LAB/run.sh" "$HERE/guest/runner.sh" "$OUT/vm" > "$OUT/run.log" 2>&1
+  "$LAB/boot.sh" "$HERE/guest/runner.sh" "$OUT/vm" > "$OUT/run.log" 2>&1
 vm_rc=$?
 kill -TERM $CAP 2>/dev/null; wait $CAP 2>/dev/null
 cp "$OUT/vm/host.log" "$OUT/host.log" 2>/dev/null
@@ -63,7 +63,7 @@ cp "$OUT/vm/host.log" "$OUT/host.log" 2>/dev/null
 [ -d "$OUT/vm/logs" ] && mv "$OUT/vm/logs" "$OUT/logs"
 cp "$OUT/vm/out/guest-versions.txt" "$OUT/" 2>/dev/null
 if [ ! -f "$OUT/vm/out/ready-uptime" ]; then
-  say "INFRA: the siw guest never became ready (see $OUT/run.log, $OUT/vm/serial.log)"
+  say "INFRA: the siw guest never became ready (see $OUT/run.log, $OUT/vm/console.log)"
   exit 3
 fi
 [ -s "$OUT/results.tsv" ] || { say "no results (vm rc $vm_rc), see $OUT/host.log"; exit 1; }
@@ -74,28 +74,21 @@ case " $SCENARIOS " in *" perftest "*) ports="$ports $(seq -s ' ' 7180 7190) 720
 for port in $ports; do
   # The markers row expects siw's reject (R=1) on 7174; every other row asserts success itself.
   allow=(); [ $port = 7174 ] && allow=(--allow-reject)
-  python3 "$WIRECHECK/check.py" "${allow[@]}" --json "$OUT/wirecheck-$port.json" "$PCAP" $port \
-    > "$OUT/wirecheck-$port.txt" 2>&1
+  # On host -> guest ports our end is the MPA Initiator, on guest -> host ports the Responder;
+  # the verdict is per sender (WireCheckMain's Javadoc): ours must send no error.
+  ours=initiator; case $port in 7200|7202) ours=responder ;; esac
+  java -cp "$CHECKER_CP" io.iwarp4j.it.wirecheck.WireCheckMain "$PCAP" $port "${allow[@]}" \
+    --ours $ours > "$OUT/wirecheck-$port.txt" 2>&1
   rc=$?
-  errs=$(grep -E '^(Errors|FPDUs decoded by tshark):' "$OUT/wirecheck-$port.txt" | tr '\n' ' ')
-  verdict=PASS
   if [ $rc = 3 ]; then
     # No iWARP traffic on this port: the scenarios run did not use it.
     printf 'wirecheck\tport %s\t%s\t-\t-\tn/a\t-\tno traffic on this port\n' "$port" \
-      "check.py $(basename "$PCAP") $port" >> "$OUT/results.tsv"
+      "wirecheck $(basename "$PCAP") $port" >> "$OUT/results.tsv"
     continue
-  elif [ $rc != 0 ]; then
-    # check.py judges the capture as a whole; split its errors by sender (host/wirecheck_verdict.py):
-    # iwarp4j must have none; siw only its known non-zero PAD; capture artefacts (TCP
-    # retransmissions on the busy loopback, hostfwd resets before a guest listener) counted apart.
-    responder=siw; case $port in 7200|7202) responder=ours ;; esac
-    split=$(python3 "$HERE/host/wirecheck_verdict.py" "$OUT/wirecheck-$port.json" "$PCAP" $port $responder 2>&1)
-    vrc=$?
-    echo "$split" >> "$OUT/wirecheck-$port.txt"
-    errs="$errs; by sender: $split; "
-    if [ $vrc = 0 ]; then verdict=PASS; else verdict=FAIL; fail=1; fi
   fi
-  printf 'wirecheck\tport %s\t%s\t-\t-\t%s\t-\t%s\n' "$port" "check.py $(basename "$PCAP") $port" \
+  errs=$(grep -E '^(FPDUs decoded by tshark|Errors|By sender):' "$OUT/wirecheck-$port.txt" | tr '\n' ' ')
+  if [ $rc = 0 ]; then verdict=PASS; else verdict=FAIL; fail=1; fi
+  printf 'wirecheck\tport %s\t%s\t-\t-\t%s\t-\t%s\n' "$port" "wirecheck $(basename "$PCAP") $port" \
     "$verdict" "${errs:-see wirecheck-$port.txt}exit $rc" >> "$OUT/results.tsv"
 done
 grep -q -P '\tFAIL\t' "$OUT/results.tsv" && fail=1

@@ -1,8 +1,8 @@
 #!/bin/bash
-# runner.sh - guest side of the iwarp4j interop suite (run by siw-init as /share/job.sh,
+# runner.sh - guest side of the iwarp4j interop suite (run by lab/guest-init as /share/job.sh,
 # cwd /share/out). A command queue over the 9p share: the host writes cmd-N.sh (atomically,
 # via rename), this loop runs it and writes cmd-N.log and cmd-N.rc; it stops when the host
-# writes host.done (run.sh does that when the host side exits). Every command is bounded by
+# writes host.done (lab/boot.sh does that when the host side exits). Every command is bounded by
 # a timeout. Background jobs (rping -s) are started by the commands themselves.
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 dmesg -n 1

@@ -1,6 +1,6 @@
 #!/bin/bash
-# matrix.sh - host side of the iwarp4j interop suite, run by the lab's run.sh as HOST_CMD once
-# the siw guest is ready (env: OUTDIR, SHARE_OUT from run.sh; JAR, WIRECHECK, REPEAT, RACE,
+# matrix.sh - host side of the iwarp4j interop suite, run by lab/boot.sh as HOST_CMD once
+# the siw guest is ready (env: OUTDIR, SHARE_OUT from boot.sh; JAR, REPEAT, RACE,
 # RACE_DELAYS, SCENARIOS from run-interop.sh). Drives the guest through the command queue of
 # guest/runner.sh and writes one line per scenario to $OUTDIR/results.tsv:
 #   id  direction  scenario  crc  mode  result  seconds  detail

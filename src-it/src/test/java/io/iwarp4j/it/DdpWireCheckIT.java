@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.it.wirecheck.Code;
+import io.iwarp4j.it.wirecheck.Finding;
+import io.iwarp4j.it.wirecheck.LoopbackCapture;
+import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.GatherList;
@@ -56,7 +60,7 @@ import org.junit.jupiter.api.Test;
  * Acceptance for the DDP layer on the wire: two {@link DdpStream}s, each with its own STag table,
  * Protection Domain and registered memory, talk over real TCP on 127.0.0.1 ({@link
  * Transport#AUTO}); one tshark capture covers every connection (six), and
- * {@code shared/tools/iwarp-wirecheck/check.py} must find zero errors in it (MSN sequences per
+ * the project's wire checker ({@code io.iwarp4j.it.wirecheck}) must find zero errors in it (MSN sequences per
  * queue and direction, MO and TO progression, L bits, opcode/T/QN consistency, CRC, Markers,
  * the Terminate format).
  *
@@ -72,7 +76,7 @@ import org.junit.jupiter.api.Test;
  *   <li>Markers in both directions, each message one FPDU flushed alone, so that tshark can
  *       decode them (it needs one FPDU per TCP segment);
  *   <li>Markers in both directions with the multi-segment messages of connection 1 in one batch:
- *       tshark gives up on the coalesced FPDUs (a {@code W_TSHARK_LIMIT} warning), check.py's
+ *       tshark gives up on the coalesced FPDUs (a {@code W_TSHARK_LIMIT} warning), the checker's
  *       own framer still checks every CRC and Marker, and the test every octet;
  *   <li>peer-to-peer with a Send RTR: the Initiator's Sends continue at MSN 2;
  *   <li>an RDMA Write to an unknown STag: the Responder's stream reports Invalid STag (DDP
@@ -106,7 +110,7 @@ class DdpWireCheckIT {
   /**
    * Socket receive buffers (the kernel caps them at net.core.rmem_max) large enough that a
    * batch never fills the receive window: a full window delays the ACK, and Linux's tail loss
-   * probe then resends a segment, which check.py reports as an error (T_CAPTURE).
+   * probe then resends a segment, which the wire checker reports as an error (T_CAPTURE).
    */
   private static final int RECEIVE_BUFFER = 4 << 20;
 
@@ -135,7 +139,7 @@ class DdpWireCheckIT {
     Path pcap = dir.resolve("ddp-streams.pcap");
 
     group = Transport.AUTO.newEventLoopGroup(2, new DefaultThreadFactory("ddp-it"));
-    try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+    try (LoopbackCapture capture = WireCheck.startCapture(port, 120, pcap)) {
       Channel server = new ServerBootstrap().group(group)
           .channel(Transport.AUTO.serverSocketChannelClass())
           .option(ChannelOption.SO_RCVBUF, RECEIVE_BUFFER)
@@ -160,7 +164,7 @@ class DdpWireCheckIT {
         MpaSettings markers = s().markers(true).emss(32768).build();
         exchange("markers, one FPDU per segment", markers, markers, SMALL, true, 30);
         // Multi-FPDU messages with Markers: tshark loses the FPDUs of coalesced segments
-        // (W_TSHARK_LIMIT); check.py's own framer still checks every CRC and Marker.
+        // (W_TSHARK_LIMIT); the checker's own framer still checks every CRC and Marker.
         exchange("markers, multi-segment batch", s().markers(true).build(),
             s().markers(true).build(), FULL, false, 40);
         exchange("p2p send rtr", s().peerToPeer(true).rtrTypes(RtrType.SEND).build(),
@@ -175,32 +179,23 @@ class DdpWireCheckIT {
           .await(DdpEndpoint.TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
 
-    WireCheck.Result result = WireCheck.check(pcap, port);
-    System.out.println(result.output());
-    String out = result.output();
-    assertTrue(result.passed(), "check.py found errors:\n" + out);
-    assertTrue(out.contains("TCP connections: 6, with MPA startup: 6"), out);
-    assertTrue(out.contains("\nErrors: 0"), out);
-    assertTrue(out.contains("MPA CRC: good ") && !out.contains("MPA CRC: good 0,"), out);
-    assertTrue(out.contains("bad 0,"), out);
-    assertFalse(out.contains("Markers seen: 0 "), "markers were exercised: " + out);
+    WireReport result = WireCheck.check(pcap, port);
+    String out = result.summary();
+    System.out.println(out);
+    assertTrue(result.passed(), "the wire check found errors:\n" + out);
+    assertEquals(6, result.connections().size(), out);
+    assertEquals(6, result.mpaConnections(), out);
+    assertTrue(result.totals().crcGood() > 0, out);
+    assertEquals(0, result.totals().crcBad(), out);
+    assertTrue(result.totals().markers() > 0, "markers were exercised: " + out);
     // What tshark decoded: 2 directions x 3 messages of each kind on 4 connections (not the
     // batch with Markers), plus the Write to the unknown STag, plus the Send RTR.
-    assertTrue(messages(out, "RDMA Write") >= 25, out);
-    assertTrue(messages(out, "Send") >= 25, out);
-    assertEquals(1, messages(out, "Terminate"), out);
+    assertTrue(result.messages(0) >= 25, out);
+    assertTrue(result.messages(3) >= 25, out);
+    assertEquals(1, result.messages(7), out);
     // The only warnings allowed are tshark giving up on the coalesced FPDUs with Markers.
-    Matcher warnings = Pattern.compile("\\nWarnings: \\d+ \\{([^}]*)\\}").matcher(out);
-    if (warnings.find()) {
-      assertTrue(warnings.group(1).matches("'W_TSHARK_LIMIT': \\d+"), out);
-    }
-  }
-
-  /** How many messages of {@code opcode} check.py's opcode table lists (0 when absent). */
-  private static int messages(String out, String opcode) {
-    Matcher m = Pattern.compile("\\n\\s*\\d+ " + Pattern.quote(opcode) + "\\s+\\d+ / (\\d+)\\n")
-        .matcher(out);
-    return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    assertTrue(result.codes(Finding.Level.WARNING).keySet().stream()
+        .allMatch(c -> c == Code.W_TSHARK_LIMIT), out);
   }
 
   // ---- connections ----

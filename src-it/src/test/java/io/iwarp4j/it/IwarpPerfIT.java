@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.it.wirecheck.LoopbackCapture;
+import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.tools.perf.IwarpPerf;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -142,7 +144,7 @@ class IwarpPerfIT {
 
   /**
    * The opt-in's wire: a client-server write_lat whose server writes first right after the MPA
-   * Reply (RFC 5044 §7.1.2 rule 4 departed from on purpose) passes iwarp-wirecheck, and no RTR
+   * Reply (RFC 5044 §7.1.2 rule 4 departed from on purpose) passes the wire check, and no RTR
    * is sent.
    */
   @Test
@@ -150,11 +152,11 @@ class IwarpPerfIT {
     WireCheck.requireAvailable();
     Path capDir = Path.of("target", "wirecheck");
     Files.createDirectories(capDir);
-    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+    WireReport result = WireCheck.withCaptureRetries(3, () -> {
       int port = WireCheck.freePort();
       Path pcap = capDir.resolve("iwarp-perf-write_lat-sends-first-" + port + ".pcap")
           .toAbsolutePath();
-      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+      try (LoopbackCapture capture = WireCheck.startCapture(port, 120, pcap)) {
         Run[] server = new Run[1];
         Thread t = new Thread(() -> server[0] = perf("write_lat", "-p", Integer.toString(port),
             "-n", "50", "-s", "64", "--no-progress", "--responder-sends-first"),
@@ -176,17 +178,11 @@ class IwarpPerfIT {
       }
       return WireCheck.check(pcap, port);
     });
-    String out = result.output();
+    String out = result.summary();
     System.out.println(out);
-    assertTrue(result.passed(), "check.py found errors:\n" + out);
-    Matcher crc = Pattern.compile("MPA CRC: good (\\d+), bad (\\d+),").matcher(out);
-    assertTrue(crc.find(), out);
-    assertEquals(0, Integer.parseInt(crc.group(2)), "bad CRCs: " + out);
-    Map<Integer, Integer> messages = new HashMap<>();
-    Matcher row = Pattern.compile("(?m)^\\s+(\\d+) \\S.*?\\s+(\\d+) / (\\d+)").matcher(out);
-    while (row.find()) {
-      messages.put(Integer.parseInt(row.group(1)), Integer.parseInt(row.group(3)));
-    }
+    assertTrue(result.passed(), "the wire check found errors:\n" + out);
+    assertEquals(0, result.totals().crcBad(), "bad CRCs: " + out);
+    Map<Integer, Integer> messages = result.messages();
     assertEquals(100, messages.get(0), "50 RDMA Writes each way, no RTR: " + out);
   }
 
@@ -320,10 +316,10 @@ class IwarpPerfIT {
     WireCheck.requireAvailable();
     Path capDir = Path.of("target", "wirecheck");
     Files.createDirectories(capDir);
-    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+    WireReport result = WireCheck.withCaptureRetries(3, () -> {
       int port = WireCheck.freePort();
       Path pcap = capDir.resolve("iwarp-perf-" + test + "-" + port + ".pcap").toAbsolutePath();
-      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+      try (LoopbackCapture capture = WireCheck.startCapture(port, 120, pcap)) {
         Run[] server = new Run[1];
         Thread t = new Thread(() -> server[0] = perf(test, "-p", Integer.toString(port),
             "-n", "50", "-s", "4096", "--no-progress"), "iwarp-perf-wirecheck-server");
@@ -344,20 +340,13 @@ class IwarpPerfIT {
       }
       return WireCheck.check(pcap, port);
     });
-    String out = result.output();
+    String out = result.summary();
     System.out.println(out);
-    assertTrue(result.passed(), "check.py found errors:\n" + out);
+    assertTrue(result.passed(), "the wire check found errors:\n" + out);
     // A client attempt made before the server listened shows up as a TCP stream without MPA.
-    assertTrue(Pattern.compile("TCP connections: \\d+, with MPA startup: 2\n").matcher(out)
-        .find(), out);
-    Matcher crc = Pattern.compile("MPA CRC: good (\\d+), bad (\\d+),").matcher(out);
-    assertTrue(crc.find(), out);
-    assertEquals(0, Integer.parseInt(crc.group(2)), "bad CRCs: " + out);
-    Map<Integer, Integer> messages = new HashMap<>();
-    Matcher row = Pattern.compile("(?m)^\\s+(\\d+) \\S.*?\\s+(\\d+) / (\\d+)").matcher(out);
-    while (row.find()) {
-      messages.put(Integer.parseInt(row.group(1)), Integer.parseInt(row.group(3)));
-    }
+    assertEquals(2, result.mpaConnections(), out);
+    assertEquals(0, result.totals().crcBad(), "bad CRCs: " + out);
+    Map<Integer, Integer> messages = result.messages();
     assertEquals(writes, messages.get(0), "RDMA Writes: " + out);
     assertEquals(sends, messages.get(3), "Sends: " + out);
     assertEquals(null, messages.get(7), "no Terminate: " + out);

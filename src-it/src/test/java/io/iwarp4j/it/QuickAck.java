@@ -11,7 +11,7 @@ import jdk.net.ExtendedSocketOptions;
 
 /**
  * Test harness only: keeps a socket acknowledging at once, so that a capture on lo shows no
- * retransmissions (check.py counts every one as an error, {@code T_CAPTURE}).
+ * retransmissions (the wire checker counts every one as an error, {@code T_CAPTURE}).
  *
  * <p>Why: Linux delays an ACK by at least 40 ms once it thinks a connection is interactive (after
  * the MPA Request/Reply exchange it does), while its tail loss probe fires after about two

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.it.wirecheck.LoopbackCapture;
+import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.verbs.AcceptParams;
@@ -47,7 +49,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The verbs API on the wire: two {@link io.iwarp4j.verbs.RdmaDevice}s over real TCP on a free
  * port of 127.0.0.1, captured with tshark and checked by
- * {@code shared/tools/iwarp-wirecheck/check.py}, which must find zero errors.
+ * the project's wire checker ({@code io.iwarp4j.it.wirecheck}), which must find zero errors.
  *
  * <ol>
  *   <li>One connection with CRC on runs every operation type, both directions where the verbs
@@ -62,8 +64,8 @@ import org.junit.jupiter.api.Timeout;
  *       fields decoded by tshark must be DDP (1) / Untagged Buffer (2) / no buffer (0x02), M=1,
  *       segment length 34 and the echoed 18-octet DDP header of the Send (QN 0, MSN 1, MO 0).
  * </ol>
- * check.py must see two MPA connections, good CRCs only, and the RDMAP opcodes 0 to 7 in its
- * opcode table (Terminate once). The verbs API does not expose the channel, so {@link QuickAck}
+ * The wire checker must see two MPA connections, good CRCs only, and the RDMAP opcodes 0 to 7
+ * (Terminate once). The verbs API does not expose the channel, so {@link QuickAck}
  * cannot be installed: a capture spoilt by a kernel retransmission alone ({@code T_CAPTURE}) is
  * taken again, up to three times ({@link WireCheck#withCaptureRetries}).
  */
@@ -78,10 +80,10 @@ class VerbsWireCheckIT {
     WireCheck.requireAvailable();
     Path dir = Paths.get("target", "wirecheck");
     Files.createDirectories(dir);
-    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+    WireReport result = WireCheck.withCaptureRetries(3, () -> {
       int port = WireCheck.freePort();
       Path pcap = dir.resolve("verbs-" + port + ".pcap").toAbsolutePath();
-      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+      try (LoopbackCapture capture = WireCheck.startCapture(port, 120, pcap)) {
         try (ErrItPeer server = new ErrItPeer(); ErrItPeer client = new ErrItPeer()) {
           BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
           RdmaListener listener = server.device.listen(
@@ -91,22 +93,20 @@ class VerbsWireCheckIT {
         }
         capture.stop();
       }
-      WireCheck.Result r = WireCheck.check(pcap, port);
+      WireReport r = WireCheck.check(pcap, port);
       if (r.passed()) {
         checkTerminateFields(pcap, port);
       }
       return r;
     });
-    String out = result.output();
+    String out = result.summary();
     System.out.println(out);
-    assertTrue(result.passed(), "check.py found errors:\n" + out);
-    assertTrue(out.contains("TCP connections: 2, with MPA startup: 2"), out);
-    assertTrue(out.contains("\nErrors: 0"), out);
-    Matcher crc = Pattern.compile("MPA CRC: good (\\d+), bad (\\d+),").matcher(out);
-    assertTrue(crc.find(), out);
-    assertTrue(Integer.parseInt(crc.group(1)) > 0, "good CRCs: " + out);
-    assertEquals(0, Integer.parseInt(crc.group(2)), "bad CRCs: " + out);
-    Map<Integer, Integer> messages = opcodeMessages(out);
+    assertTrue(result.passed(), "the wire check found errors:\n" + out);
+    assertEquals(2, result.connections().size(), out);
+    assertEquals(2, result.mpaConnections(), out);
+    assertTrue(result.totals().crcGood() > 0, "good CRCs: " + out);
+    assertEquals(0, result.totals().crcBad(), "bad CRCs: " + out);
+    Map<Integer, Integer> messages = result.messages();
     for (int op = 0; op <= 7; op++) {
       assertTrue(messages.getOrDefault(op, 0) > 0, "opcode " + op + " on the wire: " + out);
     }
@@ -129,7 +129,7 @@ class VerbsWireCheckIT {
    * RDMAP Remote Protection error (Send with Invalidate of an STag that may not be invalidated,
    * 0/1/0x09, echoing the 18-octet untagged header with the Invalidate STag) and a DDP Untagged
    * Buffer error (Send longer than the receive, 1/2/0x05). Each on its own connection in one
-   * capture; check.py must find no error and three Terminates. tshark's fields give Layer,
+   * capture; the wire checker must find no error and three Terminates. tshark's fields give Layer,
    * EType, code, M, segment length, QN and MSN; the whole FPDU up to the CRC is compared octet by
    * octet with the TCP payload, because tshark 4.0 shows only the first 14 octets of the
    * terminated (18-octet, untagged) DDP header of an RDMAP-layer Terminate.
@@ -139,11 +139,11 @@ class VerbsWireCheckIT {
     WireCheck.requireAvailable();
     Path dir = Paths.get("target", "wirecheck");
     Files.createDirectories(dir);
-    WireCheck.Result result = WireCheck.withCaptureRetries(3, () -> {
+    WireReport result = WireCheck.withCaptureRetries(3, () -> {
       int port = WireCheck.freePort();
       Path pcap = dir.resolve("verbs-terminates-" + port + ".pcap").toAbsolutePath();
       List<String[]> expected = new ArrayList<>();
-      try (WireCheck.Capture capture = WireCheck.startCapture(port, 120, pcap)) {
+      try (LoopbackCapture capture = WireCheck.startCapture(port, 120, pcap)) {
         try (ErrItPeer server = new ErrItPeer(); ErrItPeer client = new ErrItPeer()) {
           BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
           RdmaListener listener = server.device.listen(
@@ -179,7 +179,7 @@ class VerbsWireCheckIT {
         }
         capture.stop();
       }
-      WireCheck.Result r = WireCheck.check(pcap, port);
+      WireReport r = WireCheck.check(pcap, port);
       if (r.passed()) {
         List<String[]> got = terminateFields(pcap, port);
         assertEquals(expected.size(), got.size(), "Terminate frames");
@@ -212,13 +212,13 @@ class VerbsWireCheckIT {
       }
       return r;
     });
-    String out = result.output();
+    String out = result.summary();
     System.out.println(out);
-    assertTrue(result.passed(), "check.py found errors:\n" + out);
-    assertTrue(out.contains("TCP connections: 3, with MPA startup: 3"), out);
-    assertTrue(out.contains("\nErrors: 0"), out);
-    assertTrue(out.contains("bad 0,"), out);
-    assertEquals(3, opcodeMessages(out).get(7), "three Terminates: " + out);
+    assertTrue(result.passed(), "the wire check found errors:\n" + out);
+    assertEquals(3, result.connections().size(), out);
+    assertEquals(3, result.mpaConnections(), out);
+    assertEquals(0, result.totals().crcBad(), out);
+    assertEquals(3, result.messages(7), "three Terminates: " + out);
   }
 
   private static String hex(long v, int digits) {
@@ -293,16 +293,6 @@ class VerbsWireCheckIT {
     List<String[]> rows = new ArrayList<>();
     out.lines().filter(l -> l.contains("|")).forEach(l -> rows.add(l.split("\\|", -1)));
     return rows;
-  }
-
-  /** check.py's opcode table: opcode to message count. */
-  private static Map<Integer, Integer> opcodeMessages(String out) {
-    Map<Integer, Integer> m = new HashMap<>();
-    Matcher row = Pattern.compile("(?m)^\\s+(\\d+) \\S.*?\\s+(\\d+) / (\\d+)").matcher(out);
-    while (row.find()) {
-      m.put(Integer.parseInt(row.group(1)), Integer.parseInt(row.group(3)));
-    }
-    return m;
   }
 
   private static void post(QueuePair qp, long wrId, WorkRequestOpcode op, MemoryRegion local,

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Timeout;
  * {@code src-it/interop/run-interop.sh} (one boot, the whole matrix: our iwarp-ping client
  * against siw's {@code rping -s} and siw's {@code rping -c} against our server, {@code -C 100}
  * with verification, CRC on and off, peer-to-peer with each RTR type, a markers request that
- * siw must reject cleanly; every capture through iwarp-wirecheck), and asserts every row.
+ * siw must reject cleanly; every capture through the project's wire checker, per sender), and
+ * asserts every row. The guest is the project's own lab ({@code src-it/interop/lab}: built by
+ * {@code build-image.sh} when missing or out of date, booted by {@code boot.sh}).
  * Runs only with {@code -Pinterop}.
  *
  * <p>Properties: {@code interop.repeat} (matrix repetitions in one boot, default 1; the
@@ -50,8 +52,6 @@ class SiwInteropIT {
   void rpingBothWaysAgainstLinuxSiw() throws Exception {
     Path root = Paths.get("").toAbsolutePath().getParent();
     Path script = root.resolve("src-it/interop/run-interop.sh");
-    Path shared = Paths.get(System.getProperty("iwarp4j.shared.dir", root.resolve("../shared")
-        .toString())).toAbsolutePath().normalize();
     Path out = Paths.get("target", "interop", "run-" + System.currentTimeMillis())
         .toAbsolutePath();
     Files.createDirectories(out);
@@ -78,7 +78,6 @@ class SiwInteropIT {
     ProcessBuilder pb = new ProcessBuilder("bash", script.toString(), out.toString())
         .redirectErrorStream(true).redirectOutput(out.resolve("suite.log").toFile());
     Map<String, String> env = pb.environment();
-    env.put("IWARP4J_SHARED_DIR", shared.toString());
     env.put("JAR", root.resolve("benchmarks/target/iwarp4j-benchmarks.jar").toString());
     env.put("SCENARIOS", String.join(" ", scenarios));
     env.put("REPEAT", Integer.toString(repeat));
