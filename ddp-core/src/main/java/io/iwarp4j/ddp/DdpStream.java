@@ -439,6 +439,11 @@ public final class DdpStream implements UlpduListener {
       StagCheck check = stags.checkAndPlace(stag, to, segment, TaggedHeader.LENGTH, payload,
           access, pd);
       if (check != StagCheck.OK) {
+        if (check == StagCheck.INVALID_STAG && access == AccessFlags.LOCAL_WRITE) {
+          // Our own sink (a Read's), checked when it was issued: deregistered since.
+          localMemoryGone(-1, 0, segment, headerLength);
+          return;
+        }
         fail(DdpError.forStagCheck(check), segment, headerLength);
         return;
       }
@@ -463,19 +468,33 @@ public final class DdpStream implements UlpduListener {
     listener.onTaggedMessage(rsvdUlp, stag, messageTo, messageLength);
   }
 
+  /** Local memory was deregistered under a segment: stop placement, tell the upper layer. */
+  private void localMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
+    record(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
+    if (log.isDebugEnabled()) {
+      log.debug("{} local memory deregistered under a {}-octet segment (QN {}); placement"
+          + " stopped", channel, segment.length(), qn);
+    }
+    listener.onLocalMemoryGone(qn, bufferId, segment, headerLength);
+  }
+
   /** The first error: stop placement, keep what the Terminate echoes, tell the upper layer. */
   private void fail(DdpError e, Ulpdu segment, int headerLength) {
+    record(e, segment, headerLength);
+    if (log.isDebugEnabled()) {
+      log.debug("{} DDP error {} (1/{}/0x{}) on a {}-octet segment; placement stopped", channel,
+          e, e.errorType(), Integer.toHexString(e.code()), segment.length());
+    }
+    listener.onDdpError(e, segment, headerLength);
+  }
+
+  private void record(DdpError e, Ulpdu segment, int headerLength) {
     markErroneous();
     error = e;
     offendingHeader.clear();
     segment.getBytes(0, offendingHeader, 0, headerLength);
     offendingHeader.writerIndex(headerLength);
     offendingSegmentLength = segment.length();
-    if (log.isDebugEnabled()) {
-      log.debug("{} DDP error {} (1/{}/0x{}) on a {}-octet segment; placement stopped", channel,
-          e, e.errorType(), Integer.toHexString(e.code()), segment.length());
-    }
-    listener.onDdpError(e, segment, headerLength);
   }
 
   /** MPA's error: nothing more arrives; pass it up. */
@@ -536,6 +555,11 @@ public final class DdpStream implements UlpduListener {
     @Override
     public void onUntaggedError(DdpError e, Ulpdu segment, int headerLength) {
       fail(e, segment, headerLength);
+    }
+
+    @Override
+    public void onLocalMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
+      localMemoryGone(qn, bufferId, segment, headerLength);
     }
   }
 

@@ -139,4 +139,22 @@ public interface DdpStreamListener {
    */
   default void replenishUntagged(int qn) {
   }
+
+  /**
+   * Local memory a segment was to be placed into was deregistered (or invalidated) after the
+   * upper layer handed it down: the posted buffer {@code bufferId} of untagged queue {@code qn},
+   * or ({@code qn} = -1) the LOCAL_WRITE sink of a tagged segment ({@link #requiredAccess}
+   * returned LOCAL_WRITE and the STag is no longer valid). A local error, not the peer's: nothing
+   * of the segment was placed into that memory and the stream places nothing more, as after
+   * {@link #onDdpError}. By default it is reported as DDP's Local Catastrophic error (the
+   * stream's {@code terminateForError} sends 1/0/0x00).
+   *
+   * @param qn the untagged queue number, or -1 for a tagged segment
+   * @param bufferId the posted buffer's id (untagged), else 0
+   * @param segment the segment, valid during the call
+   * @param headerLength the octets of its DDP header
+   */
+  default void onLocalMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
+    onDdpError(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
+  }
 }

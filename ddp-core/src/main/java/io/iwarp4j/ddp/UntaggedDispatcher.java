@@ -177,7 +177,15 @@ public final class UntaggedDispatcher {
       erroneous = true;
       return;
     }
-    queue.place(segment, UntaggedHeader.LENGTH, payloadLength);
+    if (!queue.place(segment, UntaggedHeader.LENGTH, payloadLength)) {
+      // The posted buffer's memory was deregistered: our error, not the peer's.
+      erroneous = true;
+      if (log.isDebugEnabled()) {
+        log.debug("untagged segment on QN {}: the posted buffer's region was deregistered", qn);
+      }
+      listener.onLocalMemoryGone(qn, queue.headId(), segment, headerLength);
+      return;
+    }
     if (CopyCounters.ENABLED) {
       // Queue 0 holds the buffers the application posted; the others hold RDMAP control messages.
       if (qn == 0) {

@@ -75,4 +75,19 @@ public interface UntaggedReceiveListener {
    */
   default void replenish(int qn) {
   }
+
+  /**
+   * The posted buffer {@code bufferId} of queue {@code qn} could not take the segment: its
+   * registered memory was deregistered after it was posted (see
+   * {@link UntaggedReceiveQueue#place}). A local error, not the peer's; the dispatcher dropped the
+   * segment and places nothing more. By default it is reported as DDP's Local Catastrophic error.
+   *
+   * @param qn the queue number
+   * @param bufferId the id the buffer was posted with
+   * @param segment the segment, valid during the call
+   * @param headerLength the octets of its DDP header
+   */
+  default void onLocalMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
+    onUntaggedError(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
+  }
 }

@@ -1,5 +1,6 @@
 package io.iwarp4j.ddp;
 
+import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 import java.util.function.LongConsumer;
@@ -283,9 +284,14 @@ public final class UntaggedReceiveQueue {
 
   /**
    * Places a validated segment's payload after the octets already received: the one copy, from
-   * the socket buffers straight into the posted buffer's regions.
+   * the socket buffers straight into the posted buffer's regions. A piece of registered memory
+   * ({@link MemoryRegion#receiveView}) is pinned around its copy: a posted buffer holds neither a
+   * pin nor a reference while it waits, so its region may have been deregistered since.
+   *
+   * @return false when a piece's region was deregistered: nothing was written into that region
+   *     (pieces before it may hold part of the segment); the message cannot complete
    */
-  void place(Ulpdu segment, int payloadIndex, int payloadLength) {
+  boolean place(Ulpdu segment, int payloadIndex, int payloadLength) {
     started = true;
     if (!inProgress) {
       inProgress = true;
@@ -304,13 +310,37 @@ public final class UntaggedReceiveQueue {
         continue;
       }
       int n = Math.min(room, remaining);
-      segment.getBytes(src, pieceBuffers[p], pieceIndexes[p] + cursorOffset, n);
+      ByteBuf piece = pieceBuffers[p];
+      MemoryRegion region = MemoryRegion.regionOf(piece);
+      if (region != null && !region.tryPin()) {
+        return false;
+      }
+      try {
+        segment.getBytes(src, piece, pieceIndexes[p] + cursorOffset, n);
+      } finally {
+        if (region != null) {
+          region.unpin();
+        }
+      }
       cursorOffset += n;
       src += n;
       remaining -= n;
     }
     received += payloadLength;
     placedOctets += payloadLength;
+    return true;
+  }
+
+  /**
+   * The id of the oldest posted buffer (the one a message in progress fills).
+   *
+   * @throws IllegalStateException when nothing is posted
+   */
+  long headId() {
+    if (count == 0) {
+      throw new IllegalStateException("no buffer posted");
+    }
+    return ids[head];
   }
 
   /** Octets placed so far for the message in progress: its length once the L=1 segment is in. */

@@ -125,6 +125,30 @@ class UntaggedReceiveQueueTest {
   }
 
   @Test
+  void aPieceWhoseRegionWasClosedIsNeverWritten() {
+    io.iwarp4j.ddp.mem.StagTable table = new io.iwarp4j.ddp.mem.StagTable(4);
+    io.iwarp4j.ddp.mem.ProtectionDomain pd = table.newProtectionDomain();
+    io.iwarp4j.ddp.mem.MemoryRegion first = pd.allocate(64, io.iwarp4j.ddp.mem.AccessFlags.LOCAL_WRITE);
+    io.iwarp4j.ddp.mem.MemoryRegion gone = pd.allocate(64, io.iwarp4j.ddp.mem.AccessFlags.LOCAL_WRITE);
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(2, 2);
+    q.post(new GatherList().add(first.receiveView(), 0, 2).add(gone.receiveView(), 0, 4), 9);
+    ByteBuf seg = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6});
+    try {
+      assertTrue(q.place(Hex.ulpdu(seg, 1), 0, 2), "the first region is registered");
+      gone.close();
+      assertNull(q.validate(1, 2, 4));
+      assertFalse(q.place(Hex.ulpdu(seg, 1), 2, 4), "the second one was deregistered");
+      assertEquals(9, q.headId());
+      assertEquals(1, first.buffer().getByte(0));
+      assertEquals(2, first.buffer().getByte(1));
+    } finally {
+      seg.release();
+      first.close();
+      pd.close();
+    }
+  }
+
+  @Test
   void scatterMisuseIsRejectedAndPostsNothing() {
     UntaggedReceiveQueue q = new UntaggedReceiveQueue(1, 2);
     GatherList three = new GatherList().add(target, 0, 1).add(target, 1, 1).add(target, 2, 1);

@@ -85,6 +85,14 @@ final class LocalOperations {
     return readLengths[(int) head & mask] >= 0;
   }
 
+  /** The token of the operation at {@code position}. */
+  long tokenAt(long position) {
+    if (position < head || position >= tail) {
+      throw new IllegalStateException("no operation at position " + position);
+    }
+    return tokens[(int) position & mask];
+  }
+
   /** The token of the oldest operation. */
   long headToken() {
     return tokens[(int) head & mask];

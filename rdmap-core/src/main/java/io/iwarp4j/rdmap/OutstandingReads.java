@@ -193,6 +193,14 @@ final class OutstandingReads {
     return positions[(int) head++ & mask];
   }
 
+  /** The oldest Read's or Atomic's position in {@link LocalOperations}; only while one is outstanding. */
+  long oldestPosition() {
+    if (head == tail) {
+      throw new IllegalStateException("no RDMA Read is outstanding");
+    }
+    return positions[(int) head & mask];
+  }
+
   /** Forgets every Read: the stream ended. */
   void clear() {
     head = tail;

@@ -763,8 +763,7 @@ public final class RdmapEndpoint {
     long resultTo = reads.oldestSinkTo();
     io.iwarp4j.ddp.mem.MemoryRegion region = stags.lookup(resultStag);
     if (region == null || !region.tryPin()) {
-      // The result buffer was deregistered while the Atomic was in flight: a local error.
-      terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
+      localSinkGone();
       return;
     }
     try {
@@ -775,6 +774,28 @@ public final class RdmapEndpoint {
     }
     operations.readDelivered(reads.completeOldest());
     drainCompletions();
+  }
+
+  /**
+   * The oldest Read's sink or Atomic's result buffer was deregistered while it was outstanding:
+   * a local protection error charged to it, and an RDMAP Local Catastrophic Terminate, never a
+   * DDP error that would blame the peer.
+   */
+  void localSinkGone() {
+    if (state == ENDED) {
+      return;
+    }
+    listener.onLocalProtectionError(operations.tokenAt(reads.oldestPosition()), false);
+    terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
+  }
+
+  /** A posted receive buffer's memory was deregistered before a Send filled it: as above. */
+  void receiveBufferGone(long bufferId) {
+    if (state == ENDED) {
+      return;
+    }
+    listener.onLocalProtectionError(bufferId, true);
+    terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
   }
 
   /** The oldest Read's Read Response was delivered: complete it, in issue order. */

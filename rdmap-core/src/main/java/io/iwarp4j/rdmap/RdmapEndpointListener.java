@@ -88,4 +88,18 @@ public interface RdmapEndpointListener {
    */
   default void onReceiveBuffersNeeded() {
   }
+
+  /**
+   * Local memory an outstanding operation uses was deregistered under it: the sink of an RDMA
+   * Read or the result buffer of an Atomic ({@code receive} false, {@code id} its token), or a
+   * posted receive buffer ({@code receive} true, {@code id} its buffer id). A local protection
+   * error, charged to that operation: the endpoint then ends the stream with an RDMAP Local
+   * Catastrophic Terminate (0/0/0x00), reported by {@link #onTerminateSent}, never blaming the
+   * peer. Called before that Terminate; by default nothing more happens than the Terminate.
+   *
+   * @param id the token or buffer id charged
+   * @param receive whether {@code id} is a posted receive buffer's
+   */
+  default void onLocalProtectionError(long id, boolean receive) {
+  }
 }

@@ -297,6 +297,17 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
+  public void onLocalMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
+    if (qn < 0) {
+      endpoint.localSinkGone();
+    } else if (qn == RdmapOpcode.SEND.queueNumber()) {
+      endpoint.receiveBufferGone(bufferId);
+    } else {
+      onDdpError(DdpError.LOCAL_CATASTROPHIC, segment, headerLength); // our own buffers: never
+    }
+  }
+
+  @Override
   public void onMpaError(MpaException error) {
     endpoint.mpaError(error);
   }

@@ -98,6 +98,9 @@ public final class CompletionQueue implements AutoCloseable {
    */
   private volatile Thread soleWaiter;
 
+  /** The device that made this queue and keeps it until it is closed; null when made directly. */
+  private volatile RdmaDevice device;
+
   /**
    * Creates a queue with no listener.
    *
@@ -401,10 +404,19 @@ public final class CompletionQueue implements AutoCloseable {
    */
   @Override
   public void close() {
-    STATE.getAndBitwiseOr(this, CLOSED);
+    int previous = (int) STATE.getAndBitwiseOr(this, CLOSED);
     armed = DISARMED;
     wakeWaiters();
     wakeSoleWaiter();
+    RdmaDevice d = device;
+    if ((previous & CLOSED) == 0 && d != null) {
+      d.forget(this); // a server making a queue per connection must not grow
+    }
+  }
+
+  /** Called once by the device that made this queue; {@link #close()} tells it. */
+  void ownedBy(RdmaDevice d) {
+    device = d;
   }
 
   /**

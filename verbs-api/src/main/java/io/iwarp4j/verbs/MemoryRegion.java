@@ -16,8 +16,12 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>iWARP has one STag per region for local and remote use, so the verbs {@code lkey} and
  * {@code rkey} are both {@link #stag()}. Closing a region that work requests still use is a
- * mistake, as with verbs: such a request completes with {@link WcStatus#LOC_PROT_ERR} if it has
- * not started, and is undefined if it has.
+ * mistake, as with verbs, but a safe one: {@link #close()} deregisters anyway (as siw does), the
+ * memory is never written again nor read for a request that had not started, and the request
+ * that next needs it completes with {@link WcStatus#LOC_PROT_ERR} (the queue pair goes to
+ * {@link QpState#ERROR} with an RDMAP Local Catastrophic Terminate); a Send or Write already
+ * handed to TCP keeps the memory allocated until TCP took it and completes normally.
+ * {@link #closeChecked()} refuses instead, naming the work requests.
  */
 public final class MemoryRegion implements LocalBuffer, AutoCloseable {
   private final ProtectionDomain pd;
@@ -243,7 +247,10 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
 
   /**
    * Deregisters the region: the STag dies, placements in flight finish, then the memory is
-   * released (library allocation) or the reference on the caller's buffer dropped. Idempotent.
+   * released (library allocation) or the reference on the caller's buffer dropped; slices the
+   * transport still holds keep it allocated until they are released. Always succeeds; work
+   * requests that still use the region complete with {@link WcStatus#LOC_PROT_ERR} (see the
+   * class comment). Idempotent.
    */
   @Override
   public void close() {
@@ -252,6 +259,31 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
     } finally {
       pd.forget(this);
     }
+  }
+
+  /**
+   * Deregisters the region like {@link #close()}, unless work requests that use it are posted
+   * and not yet completed: then nothing changes (the region stays registered and usable) and an
+   * {@link IllegalStateException} names each of them by queue pair and wrId. The check looks at
+   * every queue pair of the region's protection domain, waiting briefly for each one's event
+   * loop; it is meant for teardown code, not the data path. A work request posted while this
+   * runs may be missed; it then meets {@link #close()}'s semantics (LOC_PROT_ERR).
+   *
+   * @throws IllegalStateException when outstanding work requests use the region
+   */
+  public void closeChecked() {
+    if (region.isClosed()) {
+      return;
+    }
+    StringBuilder uses = new StringBuilder();
+    int n = pd.collectUses(this, uses);
+    if (n > 0) {
+      throw new IllegalStateException("memory region STag 0x" + Integer.toHexString(stag())
+          + " is used by " + n + " outstanding work request(s): " + uses + "; it stays"
+          + " registered (wait for their completions, or close() to deregister anyway: they"
+          + " then complete with LOC_PROT_ERR)");
+    }
+    close();
   }
 
   /** The DDP region underneath. */

@@ -25,6 +25,8 @@ public final class ProtectionDomain implements AutoCloseable {
   private final io.iwarp4j.ddp.mem.ProtectionDomain pd;
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final AtomicInteger queuePairs = new AtomicInteger();
+  /** The queue pairs open in this domain, for {@link #collectUses}. */
+  private final Set<QueuePair> openQueuePairs = ConcurrentHashMap.newKeySet();
 
   ProtectionDomain(RdmaDevice device, io.iwarp4j.ddp.mem.ProtectionDomain pd) {
     this.device = device;
@@ -177,12 +179,28 @@ public final class ProtectionDomain implements AutoCloseable {
     return device;
   }
 
-  void queuePairOpened() {
+  void queuePairOpened(QueuePair qp) {
     queuePairs.incrementAndGet();
+    openQueuePairs.add(qp);
   }
 
-  void queuePairClosed() {
+  void queuePairClosed(QueuePair qp) {
     queuePairs.decrementAndGet();
+    openQueuePairs.remove(qp);
+  }
+
+  /**
+   * Appends the outstanding work requests of this domain's queue pairs that use {@code region}
+   * (see {@link MemoryRegion#closeChecked()}); waits for each queue pair's event loop.
+   *
+   * @return how many were found
+   */
+  int collectUses(MemoryRegion region, StringBuilder into) {
+    int n = 0;
+    for (QueuePair qp : openQueuePairs) {
+      n += qp.collectUses(region, into);
+    }
+    return n;
   }
 
   void forget(MemoryRegion region) {

@@ -113,6 +113,8 @@ public final class QueuePair implements AutoCloseable {
   /** Set by the first connection attempt (or by a close/error before any). */
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
+  /** Taken once by {@link #bindLoop} and by {@link #collectUses} before a loop is bound. */
+  private final Object bindLock = new Object();
 
   private volatile QpState state = QpState.RESET;
   /** The event loop everything but posting runs on; set once. */
@@ -126,6 +128,7 @@ public final class QueuePair implements AutoCloseable {
   private QpEventSink events;
   private final WorkCompletion completion = new WorkCompletion();
   private final GatherList gather;
+  private final SgePins sendPins;
   private boolean issuing;
   private boolean reissue;
   private boolean cleanedUp;
@@ -151,7 +154,8 @@ public final class QueuePair implements AutoCloseable {
     this.sq = new SendQueue(caps.maxSendWr(), caps.maxSendSge(), this::wakeUp);
     this.rq = new ReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(), this::wakeUp);
     this.gather = new GatherList(caps.maxSendSge());
-    pd.queuePairOpened();
+    this.sendPins = new SgePins(caps.maxSendSge());
+    pd.queuePairOpened(this);
     STATE.setVolatile(this, QpState.INIT);
     if (log.isDebugEnabled()) {
       log.debug("created {}", this);
@@ -299,6 +303,15 @@ public final class QueuePair implements AutoCloseable {
           + " operation, and RFC 7306 is disabled on queue pair " + number
           + " (QueuePairConfig.rfc7306 / DeviceConfig.rfc7306)");
     }
+    if (op != null && (op == WorkRequestOpcode.RDMA_READ || op.isAtomic())) {
+      RdmaConnection c = connection;
+      if (c != null && c.ord() == 0) {
+        // Nothing could ever issue it (siw refuses such a post with EINVAL).
+        throw new IllegalStateException(op + " (wrId " + wr.wrId() + ") on queue pair " + number
+            + ": the negotiated ORD is 0 (ORD 0), so no RDMA Read or Atomic may be outstanding;"
+            + " ask for ORD > 0 (QueuePairConfig.ord) from a peer with IRD > 0");
+      }
+    }
     wr.validate(caps.maxSendSge());
     sq.post(wr);
   }
@@ -388,7 +401,7 @@ public final class QueuePair implements AutoCloseable {
 
   private void release() {
     if (released.compareAndSet(false, true)) {
-      pd.queuePairClosed();
+      pd.queuePairClosed(this);
       if (device != null) {
         device.forget(this);
       }
@@ -464,10 +477,12 @@ public final class QueuePair implements AutoCloseable {
 
   /** Binds the event loop; called once, on that loop. Drains what was posted so far. */
   void bindLoop(QpLoop l) {
-    if (loop != null) {
-      throw new IllegalStateException("queue pair " + number + " is already bound to " + loop);
+    synchronized (bindLock) { // once per queue pair: a scan before the loop is bound may drain
+      if (loop != null) {
+        throw new IllegalStateException("queue pair " + number + " is already bound to " + loop);
+      }
+      loop = l;
     }
-    loop = l;
     drainOnLoop();
     if (closeRequested) {
       closeOnLoop();
@@ -533,6 +548,50 @@ public final class QueuePair implements AutoCloseable {
   void writabilityChanged() {
     if (state == QpState.RTS && endpoint != null && endpoint.isWritable()) {
       progress();
+    }
+  }
+
+  /**
+   * Appends this queue pair's outstanding work requests that use {@code region} (see {@link
+   * RegionUses}): on the event loop, waiting a bounded time for it, or here under the binding
+   * lock while no loop is bound. Not on the data path.
+   *
+   * @return how many were found
+   */
+  int collectUses(MemoryRegion region, StringBuilder into) {
+    synchronized (bindLock) {
+      if (loop == null) {
+        return RegionUses.collect(number, sq, rq, region, into);
+      }
+    }
+    QpLoop l = loop;
+    if (l.inEventLoop()) {
+      return RegionUses.collect(number, sq, rq, region, into);
+    }
+    StringBuilder found = new StringBuilder();
+    CompletableFuture<Integer> done = new CompletableFuture<>();
+    try {
+      l.execute(() -> {
+        try {
+          done.complete(RegionUses.collect(number, sq, rq, region, found));
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      });
+      int n = done.get(10, TimeUnit.SECONDS);
+      if (n > 0) {
+        into.append(into.length() > 0 ? ", " : "").append(found);
+      }
+      return n;
+    } catch (RejectedExecutionException e) {
+      return 0; // the device is closing: the queue pair is flushed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while looking for work requests using "
+          + region, e);
+    } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("queue pair " + number + " did not answer which work"
+          + " requests use " + region + ": " + e, e);
     }
   }
 
@@ -683,18 +742,27 @@ public final class QueuePair implements AutoCloseable {
         ep.read(seq, sink.stag(), sinkTo, (int) sgl.totalLength(), wr.remoteStag(),
             wr.remoteAddress());
       } else {
-        int n = sgl.count();
-        for (int i = 0; i < n; i++) {
-          gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
+        if (!sendPins.pinAll(sgl)) {
+          enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode + " wrId "
+              + wr.wrId() + ": a region of it was deregistered while it was issued", true);
+          return false;
         }
-        if (opcode == WorkRequestOpcode.RDMA_WRITE) {
-          ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
-        } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
-          ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
-              wr.solicitsEvent(), wr.immData());
-        } else {
-          RdmapOpcode op = sendOpcode(wr);
-          ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
+        try {
+          int n = sgl.count();
+          for (int i = 0; i < n; i++) {
+            gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
+          }
+          if (opcode == WorkRequestOpcode.RDMA_WRITE) {
+            ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
+          } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
+            ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
+                wr.solicitsEvent(), wr.immData());
+          } else {
+            RdmapOpcode op = sendOpcode(wr);
+            ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
+          }
+        } finally {
+          sendPins.unpinAll(); // the slices are cut and retained: they keep the memory now
         }
       }
     } catch (RuntimeException ex) {
@@ -1092,6 +1160,15 @@ public final class QueuePair implements AutoCloseable {
       if (!deliverRecv(wc)) {
         completionRefused(recvCq);
       }
+    }
+
+    @Override
+    public void onLocalProtectionError(long id, boolean receive) {
+      // The endpoint's Local Catastrophic Terminate follows: report it here, with the charge.
+      TerminateInfo t = new TerminateInfo(TerminateInfo.LAYER_RDMAP, LOCAL_CATASTROPHIC, 0, false);
+      enterError(receive ? -1 : id, receive ? id : -1, WcStatus.LOC_PROT_ERR, t.vendorError(),
+          TEARDOWN_NONE, t, (receive ? "receive " : "work request ") + "memory was deregistered"
+          + " while in use (" + t + ")", true);
     }
 
     @Override

@@ -247,6 +247,7 @@ public final class RdmaDevice implements AutoCloseable {
           + " is outside 1.." + config.maxCqe() + " (DeviceConfig.maxCqe)");
     }
     CompletionQueue cq = new CompletionQueue(capacity, listener);
+    cq.ownedBy(this);
     completionQueues.add(cq);
     return cq;
   }
@@ -530,6 +531,10 @@ public final class RdmaDevice implements AutoCloseable {
         }
       }
     }
+  }
+
+  void forget(CompletionQueue cq) {
+    completionQueues.remove(cq);
   }
 
   void forget(ProtectionDomain pd) {

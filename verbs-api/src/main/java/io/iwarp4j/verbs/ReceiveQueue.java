@@ -33,7 +33,7 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
     final ByteBuf[] pieces;
     int pieceCount;
     /**
-     * Per SGE position, a private duplicate of the last buffer posted there and that buffer.
+     * Per SGE position, a private view of the last buffer posted there and that buffer.
      * Applications post the same regions again and again, so the duplicate is reused with new
      * indexes and a receive allocates nothing; it is private to this slot, so moving its
      * indexes races with nobody.
@@ -55,7 +55,9 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
       for (int i = 0; i < n; i++) {
         LocalBuffer b = sgl.buffer(i);
         if (viewSources[i] != b) {
-          views[i] = b.buffer().duplicate();
+          // A region's receive view names the region: placement pins it around each copy.
+          views[i] = b instanceof MemoryRegion mr ? mr.region().receiveView()
+              : b.buffer().duplicate();
           viewSources[i] = b;
         }
         int from = (int) sgl.offset(i);

@@ -193,6 +193,11 @@ abstract class WorkQueue<W, E> {
     return head < tail ? entry(head) : null;
   }
 
+  /** One past the newest work request taken from the ring. */
+  final long endSequence() {
+    return tail;
+  }
+
   /** The sequence number of {@link #oldest()}. */
   final long oldestSequence() {
     return head;

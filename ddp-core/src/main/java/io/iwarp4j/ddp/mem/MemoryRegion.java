@@ -95,7 +95,13 @@ public final class MemoryRegion implements AutoCloseable {
   @SuppressWarnings("unused")
   private volatile Thread sendOwner;
   private final ByteBuf ownerView;
-  private final ConcurrentHashMap<Thread, ByteBuf> threadViews = new ConcurrentHashMap<>(4);
+  /**
+   * Per other sending thread, a view over a root of its own that holds one reference to
+   * {@link #memory}: its retained slices keep the root, and so the memory, allocated until the
+   * transport released them, even past {@link #close()} (which drops the region's reference to
+   * each root). Null values never occur.
+   */
+  private final ConcurrentHashMap<Thread, ThreadView> threadViews = new ConcurrentHashMap<>(4);
 
   /** INVALID and CLOSING bits plus the number of pins held. */
   @SuppressWarnings("unused")
@@ -378,7 +384,8 @@ public final class MemoryRegion implements AutoCloseable {
    * The view the calling thread must take send-side slices from (index 0 = base TO): the
    * region's own memory for the first thread that sends from it, a root of its own over the same
    * memory for any other thread (see the {@code sendOwner} field). Releasing it, or anything
-   * derived from it, never releases the region's memory; a send in flight must hold a pin.
+   * derived from it, never releases the region's memory; its retained slices hold a reference
+   * that keeps the memory allocated (also past {@link #close()}) until they are released.
    *
    * @return the calling thread's send view
    * @throws IllegalStateException once the region is closing or closed
@@ -392,17 +399,68 @@ public final class MemoryRegion implements AutoCloseable {
     if (owner == t || (owner == null && SEND_OWNER.compareAndSet(this, null, t))) {
       return ownerView;
     }
-    ByteBuf root = threadViews.get(t);
-    if (root == null) {
-      // Wrapped JDK view of the same memory: its own scratch NIO view, not leak-tracked, and
-      // released (made inaccessible) when the region closes.
-      root = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(nio.duplicate().clear()));
-      ByteBuf raced = threadViews.putIfAbsent(t, root);
+    ThreadView view = threadViews.get(t);
+    if (view == null) {
+      view = newThreadView();
+      ThreadView raced = threadViews.putIfAbsent(t, view);
       if (raced != null) {
-        root = raced;
+        view.release();
+        view = raced;
+      } else if ((state & CLOSING) != 0 && threadViews.remove(t, view)) {
+        // close() ran meanwhile and may have missed this view: drop its reference here.
+        view.release();
+        throw new IllegalStateException("region is closed: " + this);
       }
     }
-    return root;
+    return view.view;
+  }
+
+  /**
+   * A root of the calling thread's own over the same memory (its own scratch NIO view), holding
+   * one reference to the memory so that slices of it keep the memory allocated. Read-only
+   * memory cannot be wrapped that way: its view is a plain wrapper whose slices hold no
+   * reference (see docs/architecture.md, "Memory lifetime").
+   */
+  private ThreadView newThreadView() {
+    if (readOnly) {
+      ByteBuf root = Unpooled.wrappedBuffer(nio.duplicate().clear());
+      return new ThreadView(root, Unpooled.unreleasableBuffer(root));
+    }
+    ByteBuf root = PrivateRoot.over(memory, 0, length);
+    return new ThreadView(root, new SendView(root));
+  }
+
+  /** A thread's send view and the root it slices, whose one reference the region holds. */
+  private record ThreadView(ByteBuf root, ByteBuf view) {
+    void release() {
+      root.release();
+    }
+  }
+
+  /**
+   * A view for a posted receive into this region (index 0 = base TO, indexes free to move):
+   * placement finds the region again with {@link #regionOf} and pins it around each copy, so a
+   * receive posted long before holds neither a pin (which deregistration would wait for) nor a
+   * reference, and nothing is written once the region is deregistered.
+   *
+   * @return a new view
+   * @throws IllegalStateException once the region is closing or closed
+   */
+  public ByteBuf receiveView() {
+    if ((state & CLOSING) != 0) {
+      throw new IllegalStateException("region is closed: " + this);
+    }
+    return new ReceiveView(this, memory);
+  }
+
+  /**
+   * The region a {@link #receiveView()} belongs to; null for any other buffer.
+   *
+   * @param buf a buffer
+   * @return its region, or null
+   */
+  public static MemoryRegion regionOf(ByteBuf buf) {
+    return buf instanceof ReceiveView v ? v.region : null;
   }
 
   /**
@@ -670,10 +728,13 @@ public final class MemoryRegion implements AutoCloseable {
     awaitUnpinned();
     if (RELEASED.compareAndSet(this, false, true)) {
       // Views handed out to other threads must fail from now on, not read freed memory.
-      for (ByteBuf view : threadViews.values()) {
-        view.unwrap().release();
+      // Each thread root goes once the transport released the last slice cut from it.
+      for (Thread t : threadViews.keySet()) {
+        ThreadView view = threadViews.remove(t);
+        if (view != null) {
+          view.release();
+        }
       }
-      threadViews.clear();
       memory.release();
       table.release(StagTable.indexOf(stag));
       pd.detach();
