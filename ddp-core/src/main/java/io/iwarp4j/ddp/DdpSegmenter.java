@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Message length (RDMAP header + payload) &lt; 2^32.
  * </ul>
  *
- * <p>Zero copy: payload pieces are {@link ByteBuf#retainedSlice retained slices} of the gather
+ * <p>Zero copy above the writer's inline threshold: payload pieces are handed to the writer as
+ * ranges of the gather list's buffers ({@link SegmentWriter#addPayload(ByteBuf, int, int)}), which
+ * it copies (small ones) or keeps as retained slices of the gather
  * list's buffers, so the sender's buffers stay owned by the sender and each piece is released
  * once by the writer. Headers come from the allocator (pooled in production), so the steady state
  * creates no garbage beyond Netty's recycled slice objects.
@@ -277,7 +279,7 @@ public final class DdpSegmenter {
         continue;
       }
       int take = Math.min(available, n);
-      writer.addPayload(source.buffer(entry).retainedSlice(source.index(entry) + entryOffset, take));
+      writer.addPayload(source.buffer(entry), source.index(entry) + entryOffset, take);
       entryOffset += take;
       n -= take;
     }

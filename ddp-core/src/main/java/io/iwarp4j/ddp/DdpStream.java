@@ -609,6 +609,15 @@ public final class DdpStream implements UlpduListener {
     return segmenter.sendUntagged(rsvdUlp40, qn, rdmapHeader, payload);
   }
 
+  /**
+   * Writes the segments sent so far to the channel without flushing: call it before writing
+   * anything to the channel directly, so that it follows them ({@link FpduFramer#writePending}).
+   */
+  public void writePending() {
+    checkInEventLoop("writePending");
+    framer.writePending();
+  }
+
   /** Flushes what was sent: once per batch of messages. */
   public void flush() {
     checkInEventLoop("flush");

@@ -31,6 +31,11 @@ final class FramerSegmentWriter implements SegmentWriter {
   }
 
   @Override
+  public void addPayload(ByteBuf source, int index, int length) {
+    framer.addPayload(source, index, length);
+  }
+
+  @Override
   public void endSegment() {
     framer.endFpdu();
   }

@@ -32,6 +32,19 @@ public interface SegmentWriter {
    */
   void addPayload(ByteBuf piece);
 
+  /**
+   * Appends {@code length} octets of {@code source} from absolute index {@code index} to the
+   * current segment's payload. The writer may copy them now (a small payload) or keep a retained
+   * slice until the transport took them; {@code source} stays the caller's either way.
+   *
+   * @param source the buffer holding the octets
+   * @param index where they start
+   * @param length how many
+   */
+  default void addPayload(ByteBuf source, int index, int length) {
+    addPayload(source.retainedSlice(index, length));
+  }
+
   /** Ends the current segment: exactly {@code payloadLength} octets were added. */
   void endSegment();
 

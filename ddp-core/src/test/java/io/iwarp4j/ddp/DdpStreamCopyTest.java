@@ -120,7 +120,8 @@ class DdpStreamCopyTest {
       if (address >= base && address < base + 3 * LENGTH) {
         actual.add(new long[] {address, b.readableBytes()});
       } else {
-        assertTrue(b.readableBytes() <= TaggedHeader.LENGTH + 4,
+        // At most one FPDU's PAD and CRC and the next one's ULPDU_Length and header.
+        assertTrue(b.readableBytes() <= 3 + 4 + 2 + TaggedHeader.LENGTH,
             "a " + b.readableBytes() + "-octet buffer that is not region memory");
         other += b.readableBytes();
       }

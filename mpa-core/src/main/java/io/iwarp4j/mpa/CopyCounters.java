@@ -33,6 +33,7 @@ public final class CopyCounters {
   private static final LongAdder RECEIVE_PLACED = new LongAdder();
   private static final LongAdder RECEIVE_STAGED = new LongAdder();
   private static final LongAdder CONTROL_COPIED = new LongAdder();
+  private static final LongAdder SEND_INLINED = new LongAdder();
 
   private CopyCounters() {
   }
@@ -44,6 +45,25 @@ public final class CopyCounters {
    */
   public static void sendCopied(long octets) {
     SEND_COPIED.add(octets);
+  }
+
+  /**
+   * Counts payload octets of small FPDUs copied into the outgoing buffer behind their header
+   * (FpduFramer.INLINE_THRESHOLD): the deliberate send copy. Call only when {@link #ENABLED}.
+   *
+   * @param octets the octets copied
+   */
+  public static void sendInlined(long octets) {
+    SEND_INLINED.add(octets);
+  }
+
+  /**
+   * Payload octets copied inline on the send side since the last {@link #reset()}.
+   *
+   * @return payload octets copied inline on the send side since the last {@link #reset()}
+   */
+  public static long sendInlined() {
+    return SEND_INLINED.sum();
   }
 
   /**
@@ -116,6 +136,7 @@ public final class CopyCounters {
     RECEIVE_PLACED.reset();
     RECEIVE_STAGED.reset();
     CONTROL_COPIED.reset();
+    SEND_INLINED.reset();
   }
 
   /**
@@ -125,6 +146,6 @@ public final class CopyCounters {
    */
   public static String summary() {
     return "CopyCounters{send=" + sendCopied() + ", placed=" + receivePlaced() + ", staged="
-        + receiveStaged() + ", control=" + controlCopied() + "}";
+        + receiveStaged() + ", control=" + controlCopied() + ", inlined=" + sendInlined() + "}";
   }
 }

@@ -78,6 +78,16 @@ public final class FpduFramer {
 
   /** PAD (up to 3) + a Marker (4) + the CRC field (4), rounded up. */
   static final int TRAILER_CAPACITY = 12;
+  /** The most PAD octets an FPDU has. */
+  private static final int MAX_PAD = 3;
+  /**
+   * Payloads of at most this many octets are copied into the outgoing buffer behind their header
+   * (what {@code IBV_SEND_INLINE} does), when Markers are off; larger ones go as slices of the
+   * registered memory (zero copy). A slice costs a derived buffer, a pipeline write, an entry in
+   * Netty's outbound buffer and its release, about as much as copying ~1 KiB; see
+   * docs/architecture.md for the measurement.
+   */
+  public static final int INLINE_THRESHOLD = Integer.getInteger("iwarp4j.mpa.inlineThreshold", 512);
   /** Trailers kept per connection: a queue of 128 FPDUs in flight takes none from the pool. */
   static final int TRAILER_SLOTS = 128;
 
@@ -93,6 +103,8 @@ public final class FpduFramer {
   /** Where small direct ranges are copied for the CRC (see {@link Crc32c#update}). */
   private final byte[] crcScratch = new byte[Crc32c.SMALL_RANGE];
   private final SmallBufferRing trailers;
+  /** Where FPDUs are gathered without Markers; null when Markers are on (see the class). */
+  private final FpduBatch batch;
 
   /** Octets sent in Full Operation, Markers included. */
   private long position;
@@ -104,6 +116,8 @@ public final class FpduFramer {
   private int payloadAdded;
   /** Stream position of the first octet of the open FPDU's ULPDU_Length. */
   private long lengthFieldPosition;
+  /** Whether the open FPDU's payload is copied into the batch (see {@link #INLINE_THRESHOLD}). */
+  private boolean inline;
 
   /**
    * @param ctx the context writes go through (the MPA handler's)
@@ -124,6 +138,7 @@ public final class FpduFramer {
     this.maxUlpduLength = maxUlpduLength;
     this.voidPromise = ctx.voidPromise();
     this.trailers = new SmallBufferRing(ctx.channel(), TRAILER_CAPACITY, TRAILER_SLOTS);
+    this.batch = markers ? null : new FpduBatch(ctx);
   }
 
   /**
@@ -211,16 +226,8 @@ public final class FpduFramer {
     payloadExpected = payloadLength;
     payloadAdded = 0;
 
-    if (!markers && header.readerIndex() >= LENGTH_HEADROOM) {
-      // The length shares the header's buffer; emit() feeds it to the CRC with the header.
-      int at = header.readerIndex() - LENGTH_HEADROOM;
-      header.setShort(at, ulpduLength);
-      header.readerIndex(at);
-      lengthFieldPosition = position;
-      if (crcOn) {
-        crc.reset();
-      }
-      emit(header);
+    if (batch != null) {
+      beginInBatch(header, headerLength, payloadLength);
       return;
     }
     boolean leadingMarker = markers && MpaMarker.isMarkerPosition(position);
@@ -246,6 +253,66 @@ public final class FpduFramer {
     emit(header);
   }
 
+  /** Without Markers: ULPDU_Length and header go into the batch (the header is given back). */
+  private void beginInBatch(ByteBuf header, int headerLength, int payloadLength) {
+    inline = payloadLength <= INLINE_THRESHOLD;
+    int room = FpduHeader.ULPDU_LENGTH_SIZE + headerLength + (inline ? payloadLength : 0)
+        + MAX_PAD + FpduHeader.CRC_SIZE;
+    try {
+      ByteBuf out = batch.reserve(room);
+      out.writeShort(ulpduLength);
+      out.writeBytes(header, header.readerIndex(), headerLength);
+      if (crcOn) {
+        crc.reset();
+        crc.update(ulpduLength >>> 8);
+        crc.update(ulpduLength);
+        Crc32c.update(crc, header, header.readerIndex(), headerLength, crcScratch);
+      }
+    } finally {
+      header.release();
+    }
+    lengthFieldPosition = position;
+    position += FpduHeader.ULPDU_LENGTH_SIZE + headerLength;
+    if (!inline) {
+      batch.writePending(); // the zero-copy payload follows in buffers of its own
+    }
+  }
+
+  /**
+   * Adds {@code length} octets of {@code source} from absolute index {@code index} to the payload
+   * of the open FPDU: copied into the outgoing buffer when the FPDU's payload is at most
+   * {@link #INLINE_THRESHOLD} octets and Markers are off, else written as a retained slice (zero
+   * copy). {@code source} stays the caller's; a slice is released after the transport took it.
+   *
+   * @param source the buffer holding the octets
+   * @param index where they start
+   * @param length how many
+   * @throws IllegalStateException as {@link #addPayload(ByteBuf)}
+   */
+  public void addPayload(ByteBuf source, int index, int length) {
+    if (open && inline && batch != null) {
+      if (length > payloadExpected - payloadAdded) {
+        throw new IllegalStateException("payload piece of " + length + " octets would make "
+            + ((long) payloadAdded + length) + " payload octets, more than the "
+            + payloadExpected + " announced in beginFpdu");
+      }
+      copyIntoBatch(source, index, length);
+      return;
+    }
+    addPayload(source.retainedSlice(index, length));
+  }
+
+  private void copyIntoBatch(ByteBuf source, int index, int length) {
+    // reserve() at beginFpdu made room for the whole payload: this never changes buffers.
+    batch.reserve(length).writeBytes(source, index, length);
+    updateCrc(source, index, length);
+    payloadAdded += length;
+    position += length;
+    if (CopyCounters.ENABLED) {
+      CopyCounters.sendInlined(length);
+    }
+  }
+
   /**
    * Adds the readable bytes of {@code piece} to the payload of the open FPDU and writes them.
    * Takes ownership of {@code piece}.
@@ -266,6 +333,14 @@ public final class FpduFramer {
       throw new IllegalStateException("payload piece of " + n + " octets would make "
           + ((long) payloadAdded + n) + " payload octets, more than the " + payloadExpected
           + " announced in beginFpdu");
+    }
+    if (inline && batch != null) {
+      try {
+        copyIntoBatch(piece, piece.readerIndex(), n);
+      } finally {
+        piece.release();
+      }
+      return;
     }
     payloadAdded += n;
     if (CopyCounters.ENABLED && !piece.isDirect()) {
@@ -290,6 +365,10 @@ public final class FpduFramer {
           + payloadExpected + " payload octets announced in beginFpdu");
     }
     int pad = FpduHeader.padLength(ulpduLength);
+    if (batch != null) {
+      endInBatch(pad);
+      return;
+    }
     // FPDUs are multiples of 4 and the Marker grid is anchored at an FPDU start, so a Marker
     // never falls inside PAD: it can only be due once PAD is done, right before the CRC.
     boolean markerBeforeCrc = markers && MpaMarker.isMarkerPosition(position + pad);
@@ -314,8 +393,39 @@ public final class FpduFramer {
     ctx.write(trailer, voidPromise);
   }
 
+  private void endInBatch(int pad) {
+    ByteBuf out = batch.reserve(pad + FpduHeader.CRC_SIZE);
+    int crcValue = 0;
+    if (crcOn) {
+      for (int i = 0; i < pad; i++) {
+        crc.update(0);
+      }
+      crcValue = (int) crc.getValue();
+    }
+    out.writeZero(pad);
+    FpduHeader.writeCrc(out, crcValue);
+    position += pad + FpduHeader.CRC_SIZE;
+    open = false;
+    if (batch.isClosed()) {
+      batch.release(); // nothing will flush it any more: let the close drop it now
+    }
+  }
+
+  /**
+   * Writes the FPDUs gathered so far to the channel, not flushed: call it before writing anything
+   * to the channel other than through this framer, so that it follows them.
+   */
+  public void writePending() {
+    if (batch != null) {
+      batch.writePending();
+    }
+  }
+
   /** Flushes everything written so far. */
   public void flush() {
+    if (batch != null) {
+      batch.release();
+    }
     ctx.flush();
   }
 

@@ -97,7 +97,8 @@ class FpduFramerOwnershipTest {
         header.retain();
         framer.write(header, payload);
         assertTrue(payload.refCnt() >= 2, "the framer still owns the payload before the flush");
-        assertEquals(2, header.refCnt());
+        // Without Markers the header is copied into the outgoing buffer and given back at once.
+        assertEquals(markers ? 2 : 1, header.refCnt());
         framer.flush();
         // EmbeddedChannel "wrote" everything: the framer's references are gone; the outbound
         // queue holds its own while the test has not read them.
@@ -157,23 +158,77 @@ class FpduFramerOwnershipTest {
     EmbeddedChannel ch = new EmbeddedChannel(socket, new ChannelInboundHandlerAdapter());
     try {
       FpduFramer framer = new FpduFramer(ch.pipeline().lastContext(), false, false, 1442);
-      TrackedBuf[] pieces = {new TrackedBuf(ramp(100), socket), new TrackedBuf(ramp(7), socket),
+      int big = FpduFramer.INLINE_THRESHOLD + 1; // above it, pieces go zero-copy
+      TrackedBuf[] pieces = {new TrackedBuf(ramp(big), socket), new TrackedBuf(ramp(7), socket),
           new TrackedBuf(new byte[0], socket)};
-      framer.beginFpdu(new TrackedBuf(ramp(14), socket), 107);
+      framer.beginFpdu(new TrackedBuf(ramp(14), socket), big + 7);
       for (TrackedBuf p : pieces) {
         framer.addPayload(p);
       }
       framer.endFpdu();
       framer.flush();
-      // prefix, header, 3 pieces, trailer
-      assertEquals(6, socket.pending.size());
-      for (int i = 0; i < 6; i++) {
+      // length + header (one outgoing buffer), 3 pieces, trailer (the outgoing buffer again)
+      assertEquals(5, socket.pending.size());
+      for (int i = 0; i < 5; i++) {
         socket.takeOne();
       }
       for (int i = 0; i < pieces.length; i++) {
         assertEquals(1, pieces[i].deallocations);
-        assertEquals(3 + i, pieces[i].deallocatedAfter, "piece " + i);
+        assertEquals(2 + i, pieces[i].deallocatedAfter, "piece " + i);
       }
+    } finally {
+      socket.releasePending();
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void smallPayloadsAreCopiedAndGivenBackAtOnceAndABatchLeavesInOneBuffer() {
+    SlowSocket socket = new SlowSocket();
+    EmbeddedChannel ch = new EmbeddedChannel(socket, new ChannelInboundHandlerAdapter());
+    try {
+      FpduFramer framer = new FpduFramer(ch.pipeline().lastContext(), true, false, 1442);
+      List<byte[]> ulpdus = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        int n = i == 2 ? FpduFramer.INLINE_THRESHOLD : 64 + i;
+        TrackedBuf header = new TrackedBuf(ramp(18), socket);
+        TrackedBuf payload = new TrackedBuf(ramp(n), socket);
+        framer.write(header, payload);
+        assertEquals(1, header.deallocations, "header copied and given back at once");
+        assertEquals(1, payload.deallocations, "payload copied and given back at once");
+        byte[] ulpdu = new byte[18 + n];
+        System.arraycopy(ramp(18), 0, ulpdu, 0, 18);
+        System.arraycopy(ramp(n), 0, ulpdu, 18, n);
+        ulpdus.add(ulpdu);
+      }
+      assertEquals(0, socket.pending.size(), "nothing written before the flush");
+      framer.flush();
+      assertEquals(1, socket.pending.size(), "three FPDUs, one buffer");
+      socket.takeOne();
+      assertArrayEquals(ReferenceFpdu.encode(ulpdus, true, false), socket.sent.toByteArray());
+    } finally {
+      socket.releasePending();
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void writePendingPutsTheGatheredFpdusAheadOfTheCallersOwnWrite() {
+    SlowSocket socket = new SlowSocket();
+    EmbeddedChannel ch = new EmbeddedChannel(socket, new ChannelInboundHandlerAdapter());
+    try {
+      ChannelHandlerContext ctx = ch.pipeline().lastContext();
+      FpduFramer framer = new FpduFramer(ctx, false, false, 1442);
+      framer.write(new TrackedBuf(ramp(18), socket), new TrackedBuf(ramp(10), socket));
+      framer.writePending();
+      ByteBuf own = Unpooled.wrappedBuffer(new byte[] {9});
+      ctx.write(own);
+      framer.write(new TrackedBuf(ramp(18), socket), null);
+      framer.flush();
+      assertEquals(3, socket.pending.size());
+      assertEquals(2 + 18 + 10 + 2 + 4, socket.pending.get(0).readableBytes());
+      assertTrue(socket.pending.get(1) == own, "the caller's write follows the first FPDU");
+      assertEquals(2 + 18 + 4, socket.pending.get(2).readableBytes());
     } finally {
       socket.releasePending();
       ch.finishAndReleaseAll();

@@ -857,7 +857,7 @@ public final class RdmapEndpoint {
    * on a full socket), so that request would find the IRD exceeded.
    */
   private void responseWritten() {
-    barriers.writeBehind(txSeq);
+    writeBarrier();
     responsesUnflushed = true;
     schedule();
   }
@@ -1002,9 +1002,15 @@ public final class RdmapEndpoint {
   }
 
   private void flushNow() {
-    barriers.writeBehind(txSeq);
+    writeBarrier();
     responsesUnflushed = false;
     stream.flush();
+  }
+
+  /** A barrier behind every transmit message so far; their octets go to the channel first. */
+  private void writeBarrier() {
+    stream.writePending();
+    barriers.writeBehind(txSeq);
   }
 
   /** Reports every operation at the head of the issue order that is done. */

@@ -136,7 +136,8 @@ final class DataPathProbe {
     }
     System.out.println("RESULT " + op + " " + size + " " + ops + " " + CopyCounters.sendCopied()
         + " " + CopyCounters.receivePlaced() + " " + CopyCounters.receiveStaged() + " "
-        + CopyCounters.controlCopied() + " " + (double) allocated / ops);
+        + CopyCounters.controlCopied() + " " + (double) allocated / ops + " "
+        + CopyCounters.sendInlined());
   }
 
   /** Posts {@code ops} operations, at most DEPTH outstanding, and waits for all completions. */
