@@ -23,6 +23,8 @@ public final class Main {
       "IWARP4J_NO_RELAUNCH=1 turns that off.",
       "");
 
+  private static final String LIFECYCLE_LEVEL = "org.slf4j.simpleLogger.log.io.iwarp4j.lifecycle";
+
   private Main() {
   }
 
@@ -50,6 +52,12 @@ public final class Main {
       System.exit(0);
     }
     Relauncher.relaunchIfNeeded(args);
+    if (cmd.startsWith("iwarp-") || cmd.equals("perf")) {
+      // The tools print one line per failure themselves; the library's lifecycle WARN line
+      // would say the same again (give -Dorg.slf4j.simpleLogger.log.io.iwarp4j.lifecycle=info
+      // to see it).
+      System.setProperty(LIFECYCLE_LEVEL, System.getProperty(LIFECYCLE_LEVEL, "error"));
+    }
     switch (cmd) {
       case "loopback" -> demo("loopback", () -> LoopbackDemo.run(rest));
       case "loopback-mpa" -> demo("loopback-mpa", () -> MpaLoopbackDemo.run(rest));
