@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 9, acceptance 2: a scratch Maven project outside the repository depends on the installed
 # io.iwarp4j:verbs-api artifact, and the key-value example's client runs against its server on
-# the class path and on the module path. ScratchProjectIT runs this script; it also runs alone:
+# the class path and on the module path. Before that, the minimal consumer pom
+# (docs/examples/consumer) builds and its first program runs. ScratchProjectIT runs this script; it also runs alone:
 #
 #   src-it/scratch/run-scratch.sh [work-dir]        (default: a new temporary directory)
 #
@@ -45,7 +46,19 @@ tar -C "$checkout" --exclude=.git --exclude=target -cf - . | tar -C "$work/iwarp
 (cd "$work/iwarp4j" && mvn "${mvn_opts[@]}" install -pl verbs-api -am -DskipTests \
   -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
 
-# 2. The example as a user gets it: its directory alone, built against the installed artifact.
+# 2. The minimal consumer pom (README, "Add it as a dependency"): a stock Maven builds it, and its
+#    first program runs with the dependencies Maven resolved.
+step "building the minimal consumer in $work/consumer"
+rm -rf "$work/consumer"
+cp -r "$checkout/docs/examples/consumer" "$work/consumer"
+rm -rf "$work/consumer/target"
+(cd "$work/consumer" && mvn "${mvn_opts[@]}" package \
+  org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile=cp.txt \
+  && "$java" "${java_opts[@]}" -cp "target/classes:$(cat cp.txt)" com.example.Hello > hello.out)
+grep -Eq '^iwarp4j device .* on (EPOLL|NIO)$' "$work/consumer/hello.out" \
+  || fail "the consumer's Hello printed: $(cat "$work/consumer/hello.out")"
+
+# 3. The example as a user gets it: its directory alone, built against the installed artifact.
 step "building the example in $work/kvstore"
 rm -rf "$work/kvstore"
 cp -r "$checkout/docs/examples/kvstore" "$work/kvstore"
@@ -55,7 +68,7 @@ mvn "${mvn_opts[@]}" package
 jar=$(ls target/iwarp4j-example-kvstore-*.jar)
 [ -f target/lib/verbs-api-*.jar ] || fail "target/lib has no verbs-api jar: $(ls target/lib)"
 
-# 3. Server and clients, on the class path and on the module path.
+# 4. Server and clients, on the class path and on the module path.
 expect() { # file, then the lines it must hold, in order (regular expressions, whole lines)
   local file=$1; shift
   local got; got=$(grep -v '^\[' "$file" || true) # slf4j-simple's lines start with [thread]

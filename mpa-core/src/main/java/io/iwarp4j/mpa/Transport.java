@@ -34,7 +34,11 @@ public enum Transport {
   public Transport resolve() {
     switch (this) {
       case AUTO:
-        return Epoll.isAvailable() ? EPOLL : NIO;
+        if (Epoll.isAvailable()) {
+          return EPOLL;
+        }
+        EpollAbsence.logOnce();
+        return NIO;
       case EPOLL:
         if (!Epoll.isAvailable()) {
           throw new IllegalStateException(
@@ -97,5 +101,50 @@ public enum Transport {
       }
     }
     return 0;
+  }
+
+  /** AUTO's fallback to NIO on Linux, said once per JVM with the fix (slower, not wrong). */
+  static final class EpollAbsence {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Transport.class);
+    private static final java.util.concurrent.atomic.AtomicBoolean LOGGED =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    private EpollAbsence() {
+    }
+
+    static void logOnce() {
+      if (!LOGGED.compareAndSet(false, true)) {
+        return;
+      }
+      String advice = advice(System.getProperty("os.name", ""),
+          System.getProperty("os.arch", ""), Transport.class.getModule().isNamed());
+      if (advice == null) {
+        LOG.debug("epoll unavailable, using NIO: {}", String.valueOf(Epoll.unavailabilityCause()));
+      } else {
+        LOG.info("{} (epoll: {})", advice, String.valueOf(Epoll.unavailabilityCause()));
+      }
+    }
+
+    /**
+     * What to tell the user when AUTO falls back to NIO, or null where NIO is all there is.
+     *
+     * @param osName {@code os.name}
+     * @param osArch {@code os.arch}
+     * @param modulePath whether iwarp4j runs as named modules
+     * @return one line with the fix, or null off Linux
+     */
+    static String advice(String osName, String osArch, boolean modulePath) {
+      if (!osName.toLowerCase(java.util.Locale.ROOT).startsWith("linux")) {
+        return null;
+      }
+      String arch = osArch.equals("amd64") || osArch.equals("x86_64") ? "x86_64"
+          : osArch.equals("aarch64") ? "aarch_64" : osArch;
+      String module = "io.netty.transport.epoll.linux." + arch;
+      return "Netty's native epoll transport is not available: using NIO (slower); "
+          + (modulePath
+          ? "on the module path add it with --add-modules " + module
+          : "put io.netty:netty-transport-native-epoll:linux-" + arch + " on the class path")
+          + " (docs/configuration.md)";
+    }
   }
 }

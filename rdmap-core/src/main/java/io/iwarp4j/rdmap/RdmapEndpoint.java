@@ -877,16 +877,34 @@ public final class RdmapEndpoint {
     if (state == ENDED) {
       return;
     }
-    end("Terminate sent for DDP error " + error + " (1/" + error.errorType() + "/0x"
-        + Integer.toHexString(error.code()) + ")");
+    boolean sendable = stream.sendEnabled();
+    end((sendable ? "Terminate sent" : WITHHELD) + " for DDP error " + error + " (1/"
+        + error.errorType() + "/0x" + Integer.toHexString(error.code()) + ")");
     try {
       stream.terminateForError();
-      countTerminateSent(DdpError.LAYER, error.errorType(), error.code());
+      if (sendable) {
+        countTerminateSent(DdpError.LAYER, error.errorType(), error.code());
+      }
     } catch (RuntimeException e) {
       log.debug("{} the DDP Terminate could not be sent: {}", channel, e.toString());
       channel.close();
     }
-    listener.onTerminateSent(DdpError.LAYER, error.errorType(), error.code());
+    reportTerminate(sendable, DdpError.LAYER, error.errorType(), error.code());
+  }
+
+  /**
+   * A Responder may send nothing before the Initiator's first intact FPDU (RFC 5044 §7.1.2 rule
+   * 4): when that FPDU fails its CRC or Marker check, the stream closes without a Terminate.
+   */
+  private static final String WITHHELD = "closed without a Terminate (none may be sent before"
+      + " the peer's first intact FPDU, RFC 5044 §7.1.2 rule 4)";
+
+  private void reportTerminate(boolean sent, int layer, int errorType, int errorCode) {
+    if (sent) {
+      listener.onTerminateSent(layer, errorType, errorCode);
+    } else {
+      listener.onTerminateWithheld(layer, errorType, errorCode);
+    }
   }
 
   /** MPA reported an error on the receive stream. */
@@ -933,19 +951,22 @@ public final class RdmapEndpoint {
     if (state == ENDED) {
       return; // RFC 5040 §7.1 rule 4: the first error is the one reported
     }
-    end("Terminate sent (" + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode)
-        + ")");
+    boolean sendable = stream.sendEnabled();
+    end((sendable ? "Terminate sent" : WITHHELD) + " (" + layer + "/" + errorType + "/0x"
+        + Integer.toHexString(errorCode) + ")");
     ByteBuf ddpHeader = failed == null ? null : failed.ddpHeader();
     try {
       stream.terminate(layer, errorType, errorCode, ddpHeader,
           ddpHeader == null ? 0 : failed.segmentLength(),
           ddpHeader == null ? null : failed.rdmaHeader());
-      countTerminateSent(layer, errorType, errorCode);
+      if (sendable) {
+        countTerminateSent(layer, errorType, errorCode);
+      }
     } catch (RuntimeException e) {
       log.debug("{} the Terminate could not be sent: {}", channel, e.toString());
       channel.close();
     }
-    listener.onTerminateSent(layer, errorType, errorCode);
+    reportTerminate(sendable, layer, errorType, errorCode);
   }
 
   private void countTerminateSent(int layer, int errorType, int errorCode) {

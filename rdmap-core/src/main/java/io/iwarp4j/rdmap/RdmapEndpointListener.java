@@ -64,6 +64,19 @@ public interface RdmapEndpointListener {
   void onTerminateSent(int layer, int errorType, int errorCode);
 
   /**
+   * This end detected an error with this layer/type/code but could send no Terminate: the
+   * peer's first FPDU failed its CRC or Marker check, and nothing may be sent before an intact
+   * one (RFC 5044 §7.1.2 rule 4). The connection is closed; the stream is dead, as above.
+   *
+   * @param layer the layer of the Terminate that would have been sent
+   * @param errorType its error type
+   * @param errorCode its error code
+   */
+  default void onTerminateWithheld(int layer, int errorType, int errorCode) {
+    onTerminateSent(layer, errorType, errorCode);
+  }
+
+  /**
    * The peer sent a Terminate with this layer/type/code. The stream is dead, as above.
    *
    * @param layer the Terminate layer

@@ -53,6 +53,17 @@ final class ConnectionSetup {
     return result;
   }
 
+  /**
+   * The operating system's reason of a failed connect, without Netty's epoll wrapping and the
+   * address repeated: "finishConnect(..) failed with error(-111): Connection refused: /a:p"
+   * (NIO: "Connection refused: /a:p") becomes "Connection refused".
+   */
+  static String osReason(Throwable cause) {
+    return String.valueOf(cause.getMessage())
+        .replaceFirst("^finishConnect\\(\\.\\.\\) failed with error\\(-?\\d+\\): ", "")
+        .replaceFirst(": [^ ]*:\\d+$", "");
+  }
+
   /** The TCP connect failed (Initiator). */
   void tcpFailed(EventLoop loop, Throwable cause) {
     if (!loop.inEventLoop()) {
@@ -64,7 +75,7 @@ final class ConnectionSetup {
       e = new RdmaTimeoutException("TCP connect to " + remote + " timed out", cause);
     } else if (cause instanceof ConnectException || cause instanceof NoRouteToHostException
         || cause instanceof UnknownHostException) {
-      e = new RdmaUnreachableException(remote + " is unreachable: " + cause.getMessage(), cause);
+      e = new RdmaUnreachableException(remote + " is unreachable: " + osReason(cause), cause);
     } else {
       e = new RdmaConnectException("TCP connect to " + remote + " failed: " + cause, cause);
     }

@@ -1177,6 +1177,16 @@ public final class QueuePair implements AutoCloseable {
     }
 
     @Override
+    public void onTerminateWithheld(int layer, int errorType, int errorCode) {
+      TerminateInfo t = new TerminateInfo(layer, errorType, errorCode, false);
+      // Reported as an error without a Terminate: none was sent (RFC 5044 §7.1.2 rule 4).
+      enterError(-1, -1, TerminateStatus.forSent(layer, errorType, errorCode), t.vendorError(),
+          TEARDOWN_NONE, null, "closed without a Terminate: the peer's first FPDU failed ("
+              + t.describe() + "), and nothing may be sent before an intact one (RFC 5044"
+              + " §7.1.2 rule 4)", true);
+    }
+
+    @Override
     public void onTerminateReceived(int layer, int errorType, int errorCode) {
       terminate(new TerminateInfo(layer, errorType, errorCode, true));
     }

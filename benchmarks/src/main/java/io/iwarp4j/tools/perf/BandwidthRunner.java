@@ -76,8 +76,28 @@ final class BandwidthRunner {
    */
   BwReport run(long size) throws IOException {
     PerfOptions o = s.opts;
+    return measure(size, o.byDuration() ? TimeUnit.SECONDS.toNanos(o.durationSeconds()) : 0,
+        o.progress());
+  }
+
+  /**
+   * Runs {@code size} for {@code nanos} without reporting: warms the JIT, the caches and the
+   * pipeline up before a measurement, like the margin of perftest's duration mode.
+   *
+   * @param size the message size
+   * @param nanos how long
+   */
+  void warmUp(long size, long nanos) throws IOException {
+    measure(size, Math.max(1, nanos), false);
+  }
+
+  /**
+   * The loop: {@code -n} iterations per QP when {@code nanos} is 0, else for {@code nanos}.
+   */
+  private BwReport measure(long size, long nanos, boolean showProgress) throws IOException {
+    PerfOptions o = s.opts;
     int q = s.qps.length;
-    boolean duration = o.byDuration();
+    boolean duration = nanos > 0;
     long perQp = duration ? Long.MAX_VALUE : o.iterations();
     int total = duration ? 0 : (int) Math.min(Integer.MAX_VALUE - 8, perQp * q);
     if (tposted.length < total) {
@@ -92,9 +112,9 @@ final class BandwidthRunner {
     int cqMod = o.cqMod();
     int depth = o.txDepth();
     CompletionQueue cq = s.sendCq;
-    Progress progress = new Progress(err, o.progress(), o.mode().cliName());
+    Progress progress = new Progress(err, showProgress, o.mode().cliName());
     long start = System.nanoTime();
-    long deadline = start + TimeUnit.SECONDS.toNanos(o.durationSeconds());
+    long deadline = start + nanos;
     long lastCompletion = start;
     long lastCheck = start;
     int totS = 0;
@@ -193,6 +213,7 @@ final class BandwidthRunner {
       progress.tick(now, completedOps, duration ? 0 : total, size);
     }
     long end = System.nanoTime();
+    progress.finish(completedOps, duration ? 0 : total, size);
     if (duration) {
       return BwStats.fromCount(size, completedOps, end - start, progress.bestPerSecond(),
           o.reportGbits());

@@ -95,6 +95,7 @@ final class LatencyRunner {
       }
       progress.tick(System.nanoTime(), scnt, iters, size);
     }
+    progress.finish(scnt, iters, size);
     int n = (int) Math.min(scnt, cap);
     if (n < LatStats.MEASURE_TAIL + 2) {
       throw new IOException(o.mode().cliName() + ": only " + n + " iterations ran");

@@ -20,6 +20,11 @@ public final class PerfOptions {
    * so a run needs at most 320 MB for them.
    */
   public static final long MAX_TIMESTAMPS = 20_000_000L;
+  /**
+   * Default {@code --warmup} of the one-sided bandwidth tests' client, in seconds: long enough
+   * for the JIT to compile both ends' data paths on a busy 2-core machine.
+   */
+  public static final int DEFAULT_WARMUP_SECONDS = 5;
 
   PerfMode mode;
   String server;
@@ -42,6 +47,7 @@ public final class PerfOptions {
   boolean progress = true;
   boolean debug;
   int timeoutSeconds = 10;
+  int warmupSeconds = DEFAULT_WARMUP_SECONDS;
 
   private PerfOptions() {
   }
@@ -80,6 +86,11 @@ public final class PerfOptions {
         case "-p", "--port" -> o.port = (int) longArg(a, value(args, ++i, a, inline), 0, 65535);
         case "--timeout" -> o.timeoutSeconds = (int) longArg(a, value(args, ++i, a, inline), 1,
             3600);
+        case "--warmup" -> o.warmupSeconds = (int) longArg(a, value(args, ++i, a, inline), 0,
+            600);
+        // perftest's flag for a warm-up before measuring: here the default.
+        case "--perform_warm_up" -> {
+        }
         case "--json", "--out_json_file" -> o.json = Path.of(value(args, ++i, a, inline));
         case "--crc" -> o.crc = true;
         case "--no-crc" -> o.crc = false;
@@ -167,9 +178,6 @@ public final class PerfOptions {
     }
     if (mode == PerfMode.SEND_BW && durationSeconds > 0) {
       throw new UsageException("-D is not offered for send_bw (its receiver counts -n messages)");
-    }
-    if (durationSeconds > 0 && sweep) {
-      throw new UsageException("-D and -a cannot be combined");
     }
     if (cqMod > txDepth) {
       cqMod = txDepth; // perftest does the same: a CQE at least once per TX depth
@@ -424,6 +432,18 @@ public final class PerfOptions {
   }
 
   /**
+   * Warm-up before measuring ({@code --warmup}), in seconds: the client of write_bw, read_bw
+   * and atomic_bw runs every size of the test for its share of it first, and each size for
+   * {@link TestDriver#MARGIN_NANOS} right before it is measured; 0 turns both off. The other
+   * tests' peers count every message, so they do not warm up.
+   *
+   * @return seconds
+   */
+  public int warmupSeconds() {
+    return mode.isLatency() || mode == PerfMode.SEND_BW ? 0 : warmupSeconds;
+  }
+
+  /**
    * Whether the test runs for a duration instead of an iteration count.
    *
    * @return true with {@code -D}
@@ -482,6 +502,7 @@ public final class PerfOptions {
     c.progress = progress;
     c.debug = debug;
     c.timeoutSeconds = timeoutSeconds;
+    c.warmupSeconds = warmupSeconds;
     return c;
   }
 
@@ -493,7 +514,7 @@ public final class PerfOptions {
       "  -s, --size N        message size (default 65536 bw, 2 lat, 8 atomic)",
       "  -a, --all           sweep sizes 2..2^23",
       "  -n, --iters N       iterations per size (default 5000 bw, 1000 lat)",
-      "  -D, --duration S    run for S seconds instead of -n",
+      "  -D, --duration S    run for S seconds instead of -n (with -a: each size)",
       "  -t, --tx-depth N    outstanding sends per QP (default 128 bw, 1 lat)",
       "  -r, --rx-depth N    receives posted per QP by send_bw (default 512)",
       "  -q, --qp N          data queue pairs (default 1)",
@@ -508,6 +529,8 @@ public final class PerfOptions {
       "                      client: open write_lat's data connection without peer-to-peer mode",
       "  --json FILE         write the results as JSON     --report_gbits  Gb/s instead of MB/s",
       "  --no-progress       no progress lines on stderr   -v, --debug  stack traces on errors",
+      "  --warmup S          write/read/atomic_bw client: run the test's sizes for S seconds,",
+      "                      and each size 50 ms more, before measuring (default 5; 0: off)",
       "  --timeout S         connect timeout (default 10)  -R -F -z -d -i -x: accepted, ignored",
       "");
 }

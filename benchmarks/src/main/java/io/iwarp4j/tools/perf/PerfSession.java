@@ -118,7 +118,8 @@ final class PerfSession implements AutoCloseable {
     mine = new PingPongDest[q];
     remote = new PingPongDest[q];
     established = new CompletableFuture<?>[q];
-    long wait = client ? Math.max(60, opts.durationSeconds() + 60L) : 86_400L;
+    long wait = client ? opts.durationSeconds() * (long) opts.sizes().length
+        + opts.warmupSeconds() + 60L : 86_400L;
     control = new QpMessageChannel(device, pd, wait);
     exchange = new PerftestExchange(control, client);
   }

@@ -14,6 +14,7 @@ final class Progress {
   private long lastCount;
   private long lastTime;
   private long bestPerSecond;
+  private boolean printed;
 
   Progress(PrintStream err, boolean enabled, String what) {
     this.err = err;
@@ -34,10 +35,22 @@ final class Progress {
       err.printf(Locale.ROOT, "iwarp-perf: %s %d B: %d%s done, %.1f MB/s, %.3f Mpps%n", what,
           size, count, total > 0 ? "/" + total : "", perSecond * (double) size / BwStats.MB,
           perSecond / 1e6);
+      printed = true;
     }
     lastCount = count;
     lastTime = now;
     next = now + SECOND;
+  }
+
+  /**
+   * After the loop: once a progress line has been printed, a last one with the final count, so
+   * the last line on the terminal does not read like a run cut short.
+   */
+  void finish(long count, long total, long size) {
+    if (printed) {
+      err.printf(Locale.ROOT, "iwarp-perf: %s %d B: %d%s done%n", what, size, count,
+          total > 0 ? "/" + total : "");
+    }
   }
 
   /** The most operations completed in one second so far. */

@@ -114,6 +114,7 @@ final class SendBandwidthServer {
         }
         progress.tick(now, received, total, size);
       }
+      progress.finish(received, total, size);
       for (int i = 0; i < q; i++) {
         drainCreditCompletions(i, 0);
       }

@@ -3,10 +3,35 @@ package io.iwarp4j.tools.perf;
 import io.iwarp4j.verbs.RecvWorkRequest;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
 
 /** Runs the measured part of each test, with perftest's syncs around it, and prints. */
 final class TestDriver {
+  /** Before each measured size: the same size for this long, so the pipeline is full. */
+  static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
   private TestDriver() {
+  }
+
+  /**
+   * {@code --warmup}: every size of the run in turn for its share of the warm-up time, so the
+   * JIT has compiled both ends' data paths (in loopback mode the server's too) before anything
+   * is measured. Without it the first seconds of a run measure the interpreter.
+   */
+  private static void warmUp(BandwidthRunner r, PerfOptions o, PrintStream err)
+      throws IOException {
+    if (o.warmupSeconds() == 0) {
+      return;
+    }
+    if (o.progress()) {
+      err.println("iwarp-perf: warming up for " + o.warmupSeconds() + " s (--warmup 0 skips"
+          + " it)");
+    }
+    long[] sizes = o.sizes();
+    long slice = TimeUnit.SECONDS.toNanos(o.warmupSeconds()) / sizes.length;
+    for (long size : sizes) {
+      r.warmUp(size, slice);
+    }
   }
 
   static void run(PerfSession s, PrintStream out, PrintStream err, JsonReport json)
@@ -28,7 +53,11 @@ final class TestDriver {
     BwReport last = new BwReport(0, 0, 0, 0, 0);
     if (s.client) {
       BandwidthRunner r = new BandwidthRunner(s, err, null);
+      warmUp(r, o, err);
       for (long size : o.sizes()) {
+        if (o.warmupSeconds() > 0) {
+          r.warmUp(size, MARGIN_NANOS);
+        }
         last = r.run(size);
         out.println(ReportPrinter.bwLine(last));
         json.add(last);

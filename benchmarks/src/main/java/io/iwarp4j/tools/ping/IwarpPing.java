@@ -16,8 +16,9 @@ import java.util.function.Consumer;
  * {@code iwarp-ping}: an rping-compatible client and server on the public verbs API. Same wire
  * protocol as rdma-core's {@code rping} (16-octet advertisements in Sends, an RDMA Read of the
  * client's start buffer, an RDMA Write into its sink buffer, "go ahead" Sends), so either side
- * can talk to a real rping over Linux siw or a hardware RNIC. Exit status 0 on success, 1 on a
- * failure (one line on stderr; the stack trace too under -d), 2 on a usage error.
+ * can talk to a real rping over Linux siw or a hardware RNIC. {@code --help} prints the usage on
+ * stdout. Exit status 0 on success, 1 on a failure (one line on stderr; the stack trace too
+ * under -d), 2 on a usage error (one line on stderr naming it).
  */
 public final class IwarpPing {
   private IwarpPing() {
@@ -45,14 +46,17 @@ public final class IwarpPing {
    */
   public static int run(String[] args, PrintStream out, PrintStream err,
       Consumer<InetSocketAddress> onListening) {
+    for (String a : args) {
+      if (a.equals("-h") || a.equals("--help")) {
+        out.println(PingOptions.USAGE);
+        return 0;
+      }
+    }
     PingOptions o;
     try {
       o = PingOptions.parse(args);
     } catch (IllegalArgumentException e) {
-      if (!"help".equals(e.getMessage())) {
-        err.println("iwarp-ping: " + e.getMessage());
-      }
-      err.println(PingOptions.USAGE);
+      err.println("iwarp-ping: " + e.getMessage() + " (iwarp-ping --help for usage)");
       return 2;
     }
     DeviceConfig config = DeviceConfig.builder()

@@ -42,7 +42,8 @@ final class PingCompletions {
     while (true) {
       long left = deadline - System.nanoTime();
       if (left <= 0 || cq.await(wc, left, TimeUnit.NANOSECONDS) == 0) {
-        throw new PingException("no " + what + " within " + timeout.toSeconds() + " s");
+        throw new PingException("timed out after " + timeout.toSeconds() + " s waiting for "
+            + what);
       }
       WorkCompletion c = wc[0];
       if (c.status() == WcStatus.WR_FLUSH_ERR) {

@@ -86,8 +86,9 @@ final class PingEndpoint implements AutoCloseable {
           terminate = e.terminate();
         }
         if (o.debug) {
-          err.println(side + " connection error: " + e.reason()
-              + (e.terminate() != null ? " " + e.terminate() : ""));
+          // The reason of a Terminate event is the Terminate itself: print it once.
+          err.println(side + " connection error: " + (e.terminate() != null ? e.terminate()
+              : e.reason()));
         }
       }
     };

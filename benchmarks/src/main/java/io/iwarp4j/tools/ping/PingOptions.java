@@ -157,7 +157,6 @@ public final class PingOptions {
         }
         probe7306 = value;
       }
-      case "--help" -> throw new IllegalArgumentException("help");
       default -> throw new IllegalArgumentException("unknown option " + name);
     }
   }

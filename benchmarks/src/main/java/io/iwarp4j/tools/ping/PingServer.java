@@ -20,11 +20,13 @@ import java.util.function.Consumer;
  * rping's server: for each advertisement of the client's start buffer it RDMA Reads it, sends a
  * "go ahead", waits for the advertisement of the client's sink buffer, RDMA Writes the string
  * back (strlen + 1 octets) and sends another "go ahead", until the client disconnects. With
- * {@code -P} it serves one connection after another.
+ * {@code -P} it serves connections until interrupted, each on its own thread as rping does.
  */
 final class PingServer {
   /** Connection requests wait here for the main thread; more are rejected. */
-  private static final int BACKLOG = 4;
+  private static final int BACKLOG = 16;
+  /** -P: connections served at once; more are rejected. */
+  static final int MAX_CONNECTIONS = 256;
 
   private final PingOptions o;
   private final PrintStream out;
@@ -52,11 +54,35 @@ final class PingServer {
     });
     try {
       onListening.accept(listener.localAddress());
-      int served;
-      do {
-        served = serve(device, pd, requests.take());
-      } while (o.persistent);
-      return served;
+      if (!o.persistent) {
+        return serve(device, pd, requests.take());
+      }
+      // -P, as rdma-core's rping -P: each connection on its own thread, so a client that goes
+      // silent holds up nobody but itself (for --timeout).
+      java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(MAX_CONNECTIONS);
+      while (true) {
+        ConnectRequest req = requests.take();
+        if (!slots.tryAcquire()) {
+          err.println("iwarp-ping: " + MAX_CONNECTIONS + " connections in service; rejecting "
+              + req.remoteAddress());
+          req.reject(new byte[0]);
+          continue;
+        }
+        Thread t = new Thread(() -> {
+          try {
+            serve(device, pd, req);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          } catch (Exception e) {
+            err.println("iwarp-ping: " + (e instanceof PingException ? e.getMessage()
+                : e.toString()));
+          } finally {
+            slots.release();
+          }
+        }, "iwarp-ping-" + req.remoteAddress());
+        t.setDaemon(true);
+        t.start();
+      }
     } finally {
       listener.close();
     }

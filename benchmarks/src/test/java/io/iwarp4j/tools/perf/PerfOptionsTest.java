@@ -93,6 +93,34 @@ class PerfOptionsTest {
   }
 
   @Test
+  void oneSidedBandwidthClientsWarmUpByDefaultOthersNever() throws UsageException {
+    assertEquals(PerfOptions.DEFAULT_WARMUP_SECONDS,
+        PerfOptions.parse(new String[] {"loopback", "write_bw", "-a", "-n", "200"})
+            .warmupSeconds());
+    assertEquals(0, PerfOptions.parse(new String[] {"read_bw", "--warmup", "0"})
+        .warmupSeconds());
+    assertEquals(3, PerfOptions.parse(new String[] {"atomic_bw", "--warmup=3"}).warmupSeconds());
+    assertEquals(3, PerfOptions.parse(new String[] {"loopback", "write_bw", "--warmup", "3"})
+        .loopbackClient(7000).warmupSeconds());
+    // Their peers count every message: a warm-up would be counted as the test.
+    assertEquals(0, PerfOptions.parse(new String[] {"send_bw", "--warmup", "3"}).warmupSeconds());
+    assertEquals(0, PerfOptions.parse(new String[] {"write_lat"}).warmupSeconds());
+    assertEquals(0, PerfOptions.parse(new String[] {"send_lat"}).warmupSeconds());
+    // perftest's flag for the same thing
+    assertEquals(PerfOptions.DEFAULT_WARMUP_SECONDS,
+        PerfOptions.parse(new String[] {"write_bw", "--perform_warm_up"}).warmupSeconds());
+  }
+
+  @Test
+  void aSweepMayRunEachSizeForADuration() throws UsageException {
+    PerfOptions o = PerfOptions.parse(new String[] {"loopback", "write_bw", "-a", "-D", "1"});
+    assertTrue(o.sweep());
+    assertTrue(o.byDuration());
+    assertEquals(1, o.durationSeconds());
+    assertEquals(23, o.sizes().length);
+  }
+
+  @Test
   void atomicIsEightOctets() throws UsageException {
     assertEquals(8, PerfOptions.parse(new String[] {"atomic_bw"}).size());
   }
@@ -111,7 +139,7 @@ class PerfOptionsTest {
       "write_bw -n 20000000 -q 2|keeps more than 20000000 timestamps",
       "write_lat -q 2|latency tests use one queue pair",
       "write_lat -D 5|-D is for bandwidth tests",
-      "write_bw -D 5 -a|-D and -a cannot be combined",
+      "write_bw --warmup -1|option --warmup must be in 0..600",
       "send_bw -D 5|-D is not offered for send_bw",
       "atomic_bw -s 16|-s must be 8",
       "atomic_bw -a|-a does not apply to atomic_bw",

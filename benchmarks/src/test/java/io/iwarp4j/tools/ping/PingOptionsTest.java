@@ -78,8 +78,37 @@ class PingOptionsTest {
         new PrintStream(err, true, StandardCharsets.UTF_8), a -> { });
     assertEquals(2, rc);
     String text = err.toString(StandardCharsets.UTF_8);
-    assertTrue(text.startsWith("iwarp-ping: the client needs -a addr\nusage: iwarp-ping"), text);
-    assertFalse(text.contains("Exception"), text);
+    assertEquals("iwarp-ping: the client needs -a addr (iwarp-ping --help for usage)\n", text);
+  }
+
+  @Test
+  void anUnknownOptionOrArgumentIsOneLineAndStatusTwo() {
+    for (String[] args : new String[][] {{"-s", "--bogus"}, {"-c", "-a", "h", "extra"}}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int rc = IwarpPing.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8), a -> { });
+      assertEquals(2, rc);
+      String text = err.toString(StandardCharsets.UTF_8);
+      assertEquals(1, text.lines().count(), text);
+      assertTrue(text.contains(args[args.length - 1]), text);
+      assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
+  void helpGoesToStdoutWithStatusZero() {
+    for (String h : new String[] {"--help", "-h"}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int rc = IwarpPing.run(new String[] {"-s", h},
+          new PrintStream(out, true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8), a -> { });
+      assertEquals(0, rc);
+      assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("usage: iwarp-ping"),
+          out.toString(StandardCharsets.UTF_8));
+      assertEquals("", err.toString(StandardCharsets.UTF_8));
+    }
   }
 
   private static void assertMessage(String message, String... args) {

@@ -42,6 +42,18 @@ class ScratchProjectIT {
   }
 
   @Test
+  void theConsumerPomBuildsAgainstThisCheckoutsVersionForJava17() throws IOException {
+    String pom = Files.readString(CHECKOUT.resolve("docs/examples/consumer/pom.xml"));
+    Matcher m = Pattern.compile("<iwarp4j.version>([^<]+)</iwarp4j.version>").matcher(pom);
+    assertTrue(m.find(), "docs/examples/consumer/pom.xml has no <iwarp4j.version> property");
+    assertEquals(System.getProperty("iwarp4j.project.version"), m.group(1),
+        "docs/examples/consumer/pom.xml: set <iwarp4j.version> to the project's version");
+    // A stock Maven 3.8 compiles for Java 5 without these (its default compiler plugin is 3.1).
+    assertTrue(pom.contains("<maven.compiler.release>17</maven.compiler.release>"), pom);
+    assertTrue(pom.contains("<artifactId>slf4j-simple</artifactId>"), pom);
+  }
+
+  @Test
   void theExampleUsesOnlyThePublicVerbsApi() throws IOException {
     Pattern allowed = Pattern.compile(
         "import (static )?(java\\.|io\\.iwarp4j\\.verbs\\.[A-Z]|io\\.iwarp4j\\.example\\.kvstore\\."

@@ -224,6 +224,9 @@ class HostileTerminateIT {
       assertTrue(String.valueOf(failed.getCause()).contains("0x02")
           || String.valueOf(failed.getCause()).toLowerCase().contains("crc"),
           "accept failure names the CRC error: " + failed.getCause());
+      assertTrue(String.valueOf(failed.getCause()).contains("closed without a Terminate")
+          && !String.valueOf(failed.getCause()).contains("Terminate sent"),
+          "nothing was sent, and the failure says so: " + failed.getCause());
       assertRecvsCompleted(row);
       assertUnchanged(target, "target region");
       assertUnchanged(recv, "receive buffers");
