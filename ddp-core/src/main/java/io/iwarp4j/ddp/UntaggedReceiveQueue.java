@@ -17,8 +17,11 @@ import java.util.function.LongConsumer;
  *
  * <p>A posted buffer is a scatter list of up to {@code maxPieces} regions of {@link ByteBuf}s
  * (like the SGEs of a verbs receive), filled in order, plus an opaque {@code long} id. The queue
- * neither retains nor releases the buffers: their owner (registered memory) keeps them alive
- * until the id is delivered or {@link #drain drained}. The ring is bounded and preallocated for
+ * neither retains nor releases the buffers. A piece that is a view of registered memory
+ * ({@link io.iwarp4j.ddp.mem.MemoryRegion#receiveView}) is pinned around each copy into it, so a
+ * region deregistered while its buffer waits is never written ({@link #place} returns false);
+ * any other buffer must stay alive until the id is delivered or {@link #drain drained}. The
+ * ring is bounded and preallocated for
  * {@code capacity} posts of {@code maxPieces} pieces; nothing is allocated per post or per
  * segment. Event-loop confined: the dispatcher and the poster share one thread.
  */
