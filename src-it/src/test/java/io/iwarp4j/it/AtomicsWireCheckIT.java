@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.it.wirecheck.LoopbackCapture;
 import io.iwarp4j.it.wirecheck.WireReport;
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
@@ -32,15 +32,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -7,10 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.it.wirecheck.Code;
-import io.iwarp4j.it.wirecheck.Finding;
-import io.iwarp4j.it.wirecheck.LoopbackCapture;
-import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.GatherList;
@@ -21,6 +17,10 @@ import io.iwarp4j.it.DdpEndpoint.DdpFailure;
 import io.iwarp4j.it.DdpEndpoint.InputClosed;
 import io.iwarp4j.it.DdpEndpoint.Tagged;
 import io.iwarp4j.it.DdpEndpoint.Untagged;
+import io.iwarp4j.it.wirecheck.Code;
+import io.iwarp4j.it.wirecheck.Finding;
+import io.iwarp4j.it.wirecheck.LoopbackCapture;
+import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
@@ -52,8 +52,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -3,10 +3,10 @@ package io.iwarp4j.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.it.wirecheck.LoopbackCapture;
-import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.ddp.TaggedHeader;
 import io.iwarp4j.ddp.UntaggedHeader;
+import io.iwarp4j.it.wirecheck.LoopbackCapture;
+import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.MpaInitiatorHandler;

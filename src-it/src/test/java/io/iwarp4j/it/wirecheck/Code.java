@@ -61,8 +61,10 @@ public enum Code {
   F_MARKER_RES(Level.ERROR, "own framer: marker Reserved != 0"),
   F_TRUNCATED(Level.ERROR, "own framer: the byte stream ends inside an FPDU (or its lengths are"
       + " wrong)"),
+  F_DDP(Level.ERROR, "own framer: a DDP/RDMAP header rule broken in a direction tshark could not"
+      + " follow (the rule is in the message)"),
   W_TSHARK_LIMIT(Level.WARNING, "tshark could not decode part of a stream that the own framer"
-      + " found well-formed; those octets got the framer's checks only"),
+      + " found well-formed; the own framer checked that direction's DDP/RDMAP headers"),
   W_ASYM_MARKERS(Level.WARNING, "Markers in one direction only; tshark 4 assumes both"),
   I_MARKER_SEGMENTATION(Level.NOTE, "Markers in use and an FPDU not exactly one TCP segment"),
   I_RFC6581_REV(Level.NOTE, "tshark warns about Rev 2, the RFC 6581 revision"),

@@ -1,7 +1,9 @@
 package io.iwarp4j.it.wirecheck;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
@@ -117,6 +119,101 @@ final class OwnFramer {
       fpdus.add(new Fpdu(fpduStart, pos, ulpdu.length, seenMarkers.size(), ulpdu));
     }
     return new Result(fpdus, problems);
+  }
+
+  /**
+   * The DDP and RDMAP header rules on ULPDUs framed here, for a direction tshark could not
+   * follow (RFC 5041 §4, RFC 5040 §4, RFC 7306): versions, reserved bits, opcode against T and
+   * QN, MSN and MO per queue, TO per tagged message, single-segment and fixed-length messages, the
+   * Invalidate STag field. The whole direction is read, so the sequencing here is complete.
+   */
+  static List<Problem> headerProblems(List<Fpdu> fpdus) {
+    List<Problem> problems = new ArrayList<>();
+    Map<Long, long[]> queues = new HashMap<>(); // qn -> {expected msn, in msg, msn, mo}
+    Map<Long, Long> openTagged = new HashMap<>();
+    for (Fpdu f : fpdus) {
+      byte[] u = f.ulpdu();
+      boolean tagged = u.length > 0 && (u[0] & 0x80) != 0;
+      int header = tagged ? 14 : 18;
+      if (u.length < header) {
+        problems.add(new Problem(Code.F_DDP, f.start(), "ULPDU length " + u.length
+            + " < DDP header " + header));
+        continue;
+      }
+      boolean last = (u[0] & 0x40) != 0;
+      int op = u[1] & 0x0f;
+      long plen = u.length - header;
+      List<String> broken = new ArrayList<>();
+      if ((u[0] & 0x03) != 1) {
+        broken.add("DV=" + (u[0] & 0x03));
+      }
+      if ((u[1] >> 6 & 0x03) != 1) {
+        broken.add("RV=" + (u[1] >> 6 & 0x03));
+      }
+      if ((u[0] >> 2 & 0x0f) != 0 || (u[1] >> 4 & 0x03) != 0) {
+        broken.add("reserved bits set");
+      }
+      String name = op < WireReport.OPCODE_NAMES.size() ? WireReport.OPCODE_NAMES.get(op)
+          : "opcode " + op;
+      if (op >= 12) {
+        broken.add("reserved opcode " + op);
+      } else if (tagged != WireChecker.TAGGED.contains(op)) {
+        broken.add(name + " with T=" + (tagged ? 1 : 0));
+      } else if (!tagged) {
+        long qn = u32(u, 6);
+        long msn = u32(u, 10);
+        long mo = u32(u, 14);
+        if (WireChecker.QUEUE.get(op) != qn) {
+          broken.add(name + " on QN " + qn);
+        }
+        if (!WireChecker.INVALIDATE.contains(op) && u32(u, 2) != 0) {
+          broken.add(name + " with Invalidate STag 0x" + Long.toHexString(u32(u, 2)));
+        }
+        long[] q = queues.computeIfAbsent(qn, k -> new long[] {1, 0, 0, 0});
+        long wantMsn = q[1] == 1 ? q[2] : q[0];
+        long wantMo = q[1] == 1 ? q[3] : 0;
+        if (msn != wantMsn || mo != wantMo) {
+          broken.add("QN " + qn + ": MSN " + msn + " MO " + mo + ", expected MSN " + wantMsn
+              + " MO " + wantMo);
+        }
+        q[3] = mo + plen;
+        if (last) {
+          q[1] = 0;
+          q[0] = (msn + 1) & 0xffffffffL;
+        } else {
+          q[1] = 1;
+          q[2] = msn;
+        }
+      } else {
+        long stag = u32(u, 2);
+        long to = u32(u, 6) << 32 | u32(u, 10);
+        Long want = openTagged.get(stag);
+        if (want != null && want != to) {
+          broken.add(String.format("STag 0x%x: TO 0x%x, expected 0x%x", stag, to, want));
+        }
+        if (last) {
+          openTagged.remove(stag);
+        } else {
+          openTagged.put(stag, to + plen);
+        }
+      }
+      if (op < 12 && WireChecker.SINGLE_SEGMENT.contains(op) && (!last || !tagged && u32(u, 14) != 0)) {
+        broken.add(name + " not a single segment");
+      }
+      if (WireChecker.FIXED_PAYLOAD.containsKey(op) && plen != WireChecker.FIXED_PAYLOAD.get(op)) {
+        broken.add(name + " with " + plen + " octets of DDP payload");
+      }
+      for (String b : broken) {
+        problems.add(new Problem(Code.F_DDP, f.start(), b));
+      }
+    }
+    return problems;
+  }
+
+
+  private static long u32(byte[] b, int at) {
+    return (b[at] & 0xffL) << 24 | (b[at + 1] & 0xffL) << 16 | (b[at + 2] & 0xffL) << 8
+        | b[at + 3] & 0xffL;
   }
 
   /** n octets of the FPDU's content, stepping over the Markers among them. */

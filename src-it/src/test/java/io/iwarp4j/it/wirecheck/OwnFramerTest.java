@@ -131,4 +131,42 @@ class OwnFramerTest {
     p = OwnFramer.frame(cut, true, false).problems();
     assertEquals(List.of(Code.F_TRUNCATED), p.stream().map(OwnFramer.Problem::code).toList());
   }
+  /** An untagged DDP header (RFC 5041 §4.3) with RDMAP control RV=1, then {@code payload} octets. */
+  private static byte[] untagged(int op, boolean last, long qn, long msn, long mo, int payload) {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(18 + payload);
+    b.put((byte) ((last ? 0x40 : 0) | 0x01)).put((byte) (0x40 | op)).putInt(0)
+        .putInt((int) qn).putInt((int) msn).putInt((int) mo);
+    return b.array();
+  }
+
+  private static List<OwnFramer.Problem> headers(byte[]... ulpdus) {
+    Writer w = new Writer(false);
+    for (byte[] u : ulpdus) {
+      w.fpdu(u);
+    }
+    OwnFramer.Result r = OwnFramer.frame(w.bytes(), true, false);
+    assertEquals(List.of(), r.problems());
+    return OwnFramer.headerProblems(r.fpdus());
+  }
+
+  @Test
+  void ddpHeaderRulesOnFramedUlpdus() {
+    // Sends on QN 0: MSN 1, a two-segment MSN 2 (MO 0 then 100), MSN 3; a Read Request on QN 1.
+    assertEquals(List.of(), headers(untagged(3, true, 0, 1, 0, 64),
+        untagged(3, false, 0, 2, 0, 100), untagged(3, true, 0, 2, 100, 10),
+        untagged(3, true, 0, 3, 0, 0), untagged(1, true, 1, 1, 0, 28)));
+
+    List<OwnFramer.Problem> p = headers(untagged(3, true, 0, 1, 0, 8),
+        untagged(3, true, 0, 5, 0, 8), untagged(1, true, 1, 1, 0, 20),
+        untagged(3, true, 1, 2, 0, 8));
+    assertTrue(p.stream().allMatch(x -> x.code() == Code.F_DDP), p.toString());
+    assertEquals(3, p.size(), "MSN 5 after 1, a 20-octet Read Request, a Send on QN 1: " + p);
+    assertTrue(p.get(0).message().contains("MSN 5"), p.toString());
+    assertTrue(p.get(1).message().contains("20 octets"), p.toString());
+    assertTrue(p.get(2).message().contains("Send on QN 1"), p.toString());
+
+    byte[] dv2 = untagged(3, true, 0, 1, 0, 8);
+    dv2[0] = 0x42;
+    assertEquals(1, headers(dv2).size(), "DV=2");
+  }
 }

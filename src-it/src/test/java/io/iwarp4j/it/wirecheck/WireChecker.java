@@ -47,13 +47,13 @@ import javax.xml.stream.XMLStreamException;
  * own faults from the peer's. Needs only tshark (4.0 or later) on the PATH.
  */
 public final class WireChecker {
-  private static final Set<Integer> TAGGED = Set.of(0, 2);
-  private static final Map<Integer, Integer> QUEUE = Map.of(1, 1, 3, 0, 4, 0, 5, 0, 6, 0, 7, 2,
+  static final Set<Integer> TAGGED = Set.of(0, 2);
+  static final Map<Integer, Integer> QUEUE = Map.of(1, 1, 3, 0, 4, 0, 5, 0, 6, 0, 7, 2,
       8, 0, 9, 0, 10, 1, 11, 3);
-  private static final Set<Integer> SINGLE_SEGMENT = Set.of(1, 7, 8, 9, 10, 11);
-  private static final Map<Integer, Integer> FIXED_PAYLOAD = Map.of(1, 28, 8, 8, 9, 8, 10, 52,
+  static final Set<Integer> SINGLE_SEGMENT = Set.of(1, 7, 8, 9, 10, 11);
+  static final Map<Integer, Integer> FIXED_PAYLOAD = Map.of(1, 28, 8, 8, 9, 8, 10, 52,
       11, 12);
-  private static final Set<Integer> INVALIDATE = Set.of(4, 6);
+  static final Set<Integer> INVALIDATE = Set.of(4, 6);
   private static final Set<Integer> NAMED_BY_TSHARK = Set.of(0, 1, 2, 3, 4, 5, 6, 7, 10, 11);
   private static final Set<Code> SEQUENCING = EnumSet.of(Code.S_MSN, Code.S_MO, Code.S_TO,
       Code.S_STAG, Code.S_READ_RESP, Code.S_ATOMIC_RESP, Code.S_LAST, Code.S_RTR,
@@ -885,10 +885,15 @@ public final class WireChecker {
     if (own.broken()) {
       add(Code.T_UNDECODED, st, -1, s, msg);
     } else {
-      add(Code.W_TSHARK_LIMIT, st, -1, s, msg + " -> well-formed; those octets got the own"
-          + " framer's checks only");
+      add(Code.W_TSHARK_LIMIT, st, -1, s, msg + " -> well-formed; the own framer checked the"
+          + " DDP/RDMAP headers of this direction instead");
+      for (OwnFramer.Problem p : OwnFramer.headerProblems(own.fpdus())) {
+        add(p.code(), st, raw.frameAt(mpaLength + p.offset()), s, "FPDU at octet "
+            + (mpaLength + p.offset()) + ": " + p.message());
+      }
     }
   }
+
 
   /** One direction's TCP payload in sequence order, with the frame each octet came in. */
   private static final class Assembled {
