@@ -957,8 +957,9 @@ public final class QueuePair implements AutoCloseable {
       return;
     }
     if (log.isDebugEnabled()) {
+      // A Terminate's reason is the Terminate itself: name it once.
       log.debug("queue pair {} -> ERROR: {}{}", number, reason,
-          terminate != null ? " (" + terminate + ")" : "");
+          terminate != null && !reason.equals(terminate.toString()) ? " (" + terminate + ")" : "");
     }
     flushAll(sendCharge, recvCharge, status, vendorError);
     teardown(teardown);

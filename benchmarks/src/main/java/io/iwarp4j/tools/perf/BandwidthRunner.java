@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The client's bandwidth loop ({@code run_iter_bw}): keep TX depth work requests outstanding
- * on every data QP, signal one in {@code cqMod} (and the last), stamp post and completion
+ * on every data QP (at most {@link #MAX_IN_FLIGHT} octets of them), signal one in {@code cqMod} (and the last), stamp post and completion
  * times. One work request object per QP is reused: nothing is allocated per operation.
  */
 final class BandwidthRunner {
@@ -33,6 +33,8 @@ final class BandwidthRunner {
   private final SendCredits credits;
   private long[] tposted = new long[0];
   private long[] tcompleted = new long[0];
+  /** The depth of the size being run ({@link #depth}). */
+  private int currentDepth;
 
   BandwidthRunner(PerfSession s, PrintStream err, SendCredits credits) {
     this.s = s;
@@ -50,6 +52,18 @@ final class BandwidthRunner {
     scnt = new long[q];
     ccnt = new long[q];
     lastSignaled = new boolean[q];
+  }
+
+  /** Most octets a QP keeps in flight: plenty for any link, and a short drain at the end. */
+  static final long MAX_IN_FLIGHT = 64L << 20;
+
+  /**
+   * The work requests a QP keeps outstanding: {@code -t}, but at most {@link #MAX_IN_FLIGHT}
+   * octets' worth (at 8 MiB, 8 rather than 128: a gigabyte in flight took seconds to drain
+   * after each size of a sweep, and added nothing).
+   */
+  static int depth(int txDepth, long size) {
+    return (int) Math.max(1, Math.min(txDepth, MAX_IN_FLIGHT / Math.max(1, size)));
   }
 
   /** Prepares the work request of QP {@code i} for messages of {@code size} octets. */
@@ -109,8 +123,9 @@ final class BandwidthRunner {
       scnt[i] = 0;
       ccnt[i] = 0;
     }
-    int cqMod = o.cqMod();
-    int depth = o.txDepth();
+    int depth = depth(o.txDepth(), size);
+    currentDepth = depth;
+    int cqMod = Math.min(o.cqMod(), depth); // a signaled request within every depth, as -t/-Q
     CompletionQueue cq = s.sendCq;
     Progress progress = new Progress(err, showProgress, o.mode().cliName());
     long start = System.nanoTime();
@@ -223,7 +238,7 @@ final class BandwidthRunner {
 
   /** Duration mode: one signaled request ends the batch so the loop sees everything done. */
   private void postSignaledFence(int i) throws IOException {
-    if (scnt[i] - ccnt[i] >= s.opts.txDepth()) {
+    if (scnt[i] - ccnt[i] >= currentDepth) {
       return; // try again after a poll
     }
     long seq = scnt[i] + 1;

@@ -112,6 +112,16 @@ class PerfOptionsTest {
   }
 
   @Test
+  void bandwidthDepthKeepsAtMost64MibInFlight() {
+    assertEquals(128, BandwidthRunner.depth(128, 65536));
+    assertEquals(128, BandwidthRunner.depth(128, 512 * 1024));
+    assertEquals(64, BandwidthRunner.depth(128, 1 << 20));
+    assertEquals(8, BandwidthRunner.depth(128, 8 << 20));
+    assertEquals(1, BandwidthRunner.depth(128, 256L << 20));
+    assertEquals(4, BandwidthRunner.depth(4, 2));
+  }
+
+  @Test
   void aSweepMayRunEachSizeForADuration() throws UsageException {
     PerfOptions o = PerfOptions.parse(new String[] {"loopback", "write_bw", "-a", "-D", "1"});
     assertTrue(o.sweep());
