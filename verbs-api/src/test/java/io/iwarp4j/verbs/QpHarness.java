@@ -1,6 +1,5 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
 import java.util.ArrayList;
 import java.util.List;
