@@ -2,6 +2,7 @@ package io.iwarp4j.verbs;
 
 import io.iwarp4j.mpa.MpaConnectRequest;
 import io.iwarp4j.mpa.MpaConnection;
+import io.iwarp4j.verbs.engine.LifecycleLog;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import java.net.SocketAddress;

@@ -1,5 +1,7 @@
 package io.iwarp4j.verbs;
 
+import io.iwarp4j.verbs.engine.LifecycleLog;
+import io.iwarp4j.verbs.engine.QpEventSink;
 import io.netty.channel.Channel;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;

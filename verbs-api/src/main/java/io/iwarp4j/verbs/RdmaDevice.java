@@ -5,6 +5,8 @@ import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.rdmap.RdmapCounters;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
+import io.iwarp4j.verbs.engine.LifecycleLog;
+import io.iwarp4j.verbs.engine.PcapCapture;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

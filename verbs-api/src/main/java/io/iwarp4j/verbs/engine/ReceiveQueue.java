@@ -1,5 +1,9 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.LocalBuffer;
+import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.RecvWorkRequest;
+import io.iwarp4j.verbs.ScatterGatherList;
 import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
@@ -22,16 +26,16 @@ import java.util.function.BiConsumer;
  * posting. Posting is lock-free and allocation-free; the rest is event-loop confined. The ring,
  * the table and the positions are {@link WorkQueue}'s.
  */
-final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> {
+public final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> {
   private static final BiConsumer<RecvWorkRequest, RecvWorkRequest> COPY =
       (from, to) -> to.copyFrom(from);
 
   /** One receive taken from the ring, until it is retired. */
-  static final class Entry {
-    final RecvWorkRequest wr;
+  public static final class Entry {
+    public final RecvWorkRequest wr;
     /** The pieces handed to the endpoint (views of the SGEs' memory). */
-    final ByteBuf[] pieces;
-    int pieceCount;
+    public final ByteBuf[] pieces;
+    public int pieceCount;
     /**
      * Per SGE position, a private duplicate of the last buffer posted there and that buffer.
      * Applications post the same regions again and again, so the duplicate is reused with new
@@ -49,7 +53,7 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
     }
 
     /** Fills {@link #pieces} with the SGEs' memory as readable ranges. */
-    void preparePieces() {
+    public void preparePieces() {
       ScatterGatherList sgl = wr.sgl();
       int n = sgl.count();
       for (int i = 0; i < n; i++) {
@@ -70,7 +74,7 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
    * @param maxSge the SGE capacity of each slot
    * @param wakeUp run by a poster when the loop should drain the ring
    */
-  ReceiveQueue(int depth, int maxSge, Runnable wakeUp) {
+  public ReceiveQueue(int depth, int maxSge, Runnable wakeUp) {
     super("receive", depth, () -> new RecvWorkRequest(maxSge), COPY, () -> new Entry(maxSge),
         wakeUp);
   }
@@ -94,7 +98,7 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
    * The receive a delivery with {@code bufferId} completes: the oldest handed one, or null when
    * the id does not name it (ignored).
    */
-  Entry deliveredTo(long bufferId) {
+  public Entry deliveredTo(long bufferId) {
     if (bufferId != oldestSequence() || !isHanded(bufferId)) {
       return null;
     }
