@@ -1,10 +1,8 @@
 /**
- * MPA framing for TCP (RFC 5044, RFC 6581) on Netty.
- *
- * <p>Exports {@code io.iwarp4j.mpa} because the verbs API's configuration types come from it
- * ({@code MpaSettings}, {@code Transport}, {@code RtrType}, {@code MpaPeerParameters},
- * {@code MpaConnectionInfo}); applications use those and the verbs API, not the framers.
+ * MPA framing for TCP (RFC 5044, RFC 6581) on Netty. Exported only to the layers built on it;
+ * applications use the verbs API, which has its own MPA settings, transport and RTR types.
  */
+@SuppressWarnings("module") // the qualified export names modules that are compiled later
 module io.iwarp4j.mpa {
   requires transitive io.netty.buffer;
   requires transitive io.netty.common;
@@ -15,5 +13,5 @@ module io.iwarp4j.mpa {
   requires io.netty.transport.classes.epoll;
   requires org.slf4j;
 
-  exports io.iwarp4j.mpa;
+  exports io.iwarp4j.mpa to io.iwarp4j.ddp, io.iwarp4j.rdmap, io.iwarp4j.verbs;
 }

@@ -4,7 +4,8 @@
  */
 @SuppressWarnings("module") // the qualified export names a module that is compiled later
 module io.iwarp4j.rdmap {
-  requires transitive io.iwarp4j.ddp;
+  requires io.iwarp4j.mpa;
+  requires io.iwarp4j.ddp;
   requires org.slf4j;
 
   exports io.iwarp4j.rdmap to io.iwarp4j.verbs;

@@ -1,12 +1,12 @@
 package io.iwarp4j.benchmarks;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.mpa.MpaConnectionInfo;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.MpaConnectionInfo;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;

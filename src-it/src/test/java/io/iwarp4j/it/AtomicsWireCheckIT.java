@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.it.wirecheck.LoopbackCapture;
 import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.ConnectionEvent;

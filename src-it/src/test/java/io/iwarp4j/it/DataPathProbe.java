@@ -1,15 +1,15 @@
 package io.iwarp4j.it;
 
 import io.iwarp4j.mpa.CopyCounters;
-import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.MpaSettings;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaListener;
-import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;

@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.mpa.Transport;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectionEvent;
 import io.iwarp4j.verbs.ConnectionEventType;
@@ -15,6 +14,7 @@ import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaDevice;
+import io.iwarp4j.verbs.Transport;
 import io.iwarp4j.verbs.WorkCompletion;
 import java.util.ArrayList;
 import java.util.List;

@@ -31,7 +31,10 @@ import org.junit.jupiter.api.Timeout;
  * the module path and run in a separate JVM with {@code java --module-path ... -m}: it RDMA
  * Writes and Reads 64 KiB over 127.0.0.1 with every octet verified and finds the internals
  * closed to it at run time. A second module ({@code src/test/module-demo-illegal}) that imports
- * {@code io.iwarp4j.verbs.internal} must fail to compile.
+ * {@code io.iwarp4j.verbs.internal} must fail to compile, and so must modules that import a class
+ * of {@code io.iwarp4j.mpa}, {@code io.iwarp4j.ddp.mem} or {@code io.iwarp4j.rdmap}. The
+ * README's example, with exactly its imports, compiles in a module that requires only
+ * {@code io.iwarp4j.verbs}.
  */
 @Timeout(300)
 class ModulePathDemoIT {
@@ -62,6 +65,33 @@ class ModulePathDemoIT {
     assertTrue(illegal.output.contains("package io.iwarp4j.verbs.internal is not visible")
             && illegal.output.contains("does not export it"),
         "javac refused the illegal module for another reason:\n" + illegal.output);
+
+    // The protocol layers: an application that requires io.iwarp4j.verbs does not read them.
+    for (String type : List.of("io.iwarp4j.mpa.MpaSettings", "io.iwarp4j.ddp.mem.AccessFlags",
+        "io.iwarp4j.rdmap.RdmapEndpoint")) {
+      String pkg = type.substring(0, type.lastIndexOf('.'));
+      Path tree = WORK.resolve("lower-src-" + pkg);
+      writeModule(tree, "io.iwarp4j.lower", "import " + type + ";\n",
+          "  public static Class<?> lower() {\n    return "
+              + type.substring(type.lastIndexOf('.') + 1) + ".class;\n  }\n");
+      CompileResult lower = compile(tree, "io.iwarp4j.lower", modulePath,
+          WORK.resolve("lower-classes"));
+      assertFalse(lower.ok, "a module requiring only io.iwarp4j.verbs imported " + type);
+      assertTrue(lower.output.contains("package " + pkg + " is not visible")
+              && lower.output.contains("does not read it"),
+          "javac refused the import of " + type + " for another reason:\n" + lower.output);
+    }
+
+    // The README's example as a user's module would hold it: its imports, its code.
+    Path readmeTree = WORK.resolve("readme-src");
+    ReadmeBlock block = ReadmeBlock.read(Paths.get("..", "README.md"));
+    writeModule(readmeTree, "io.iwarp4j.readme", String.join("\n", block.imports()) + "\n",
+        "  public static void run() throws Exception {\n    "
+            + String.join("\n    ", block.code()) + "\n  }\n");
+    CompileResult readme = compile(readmeTree, "io.iwarp4j.readme", modulePath,
+        WORK.resolve("readme-classes"));
+    assertTrue(readme.ok, "the README's example does not compile in a module that requires only"
+        + " io.iwarp4j.verbs:\n" + readme.output);
 
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
@@ -98,6 +128,11 @@ class ModulePathDemoIT {
     assertTrue(output.contains("RDMA Write and Read of 65536 octets verified"), output);
     assertTrue(output.contains("checked: io.iwarp4j.verbs.internal is not exported"), output);
     assertTrue(output.contains("checked: io.iwarp4j.rdmap is not exported to us"), output);
+    for (String layer : List.of("io.iwarp4j.mpa", "io.iwarp4j.ddp", "io.iwarp4j.rdmap")) {
+      assertTrue(output.contains("checked: " + layer + " is not read by us"), output);
+      assertTrue(output.contains("checked: no package of " + layer + " is exported to us"),
+          output);
+    }
     assertTrue(output.contains("internal package refused: "), output);
     assertTrue(output.contains("module-path demo OK"), output);
     assertFalse(output.contains("LEAK:"), "Netty reported a leak:\n" + output);
@@ -121,14 +156,31 @@ class ModulePathDemoIT {
     return String.join(File.pathSeparator, entries);
   }
 
+  /** A one-class module {@code name} requiring only io.iwarp4j.verbs, under {@code tree}. */
+  private static void writeModule(Path tree, String name, String imports, String members)
+      throws IOException {
+    deleteRecursively(tree);
+    Path dir = tree.resolve(name).resolve(name.replace('.', File.separatorChar));
+    Files.createDirectories(dir);
+    Files.writeString(tree.resolve(name).resolve("module-info.java"),
+        "module " + name + " {\n  requires io.iwarp4j.verbs;\n}\n");
+    Files.writeString(dir.resolve("Example.java"), "package " + name + ";\n\n" + imports
+        + "\npublic final class Example {\n  private Example() {}\n\n" + members + "}\n");
+  }
+
   private static CompileResult compile(String tree, String module, String modulePath, Path out)
+      throws IOException {
+    return compile(SOURCES.resolve(tree), module, modulePath, out);
+  }
+
+  private static CompileResult compile(Path tree, String module, String modulePath, Path out)
       throws IOException {
     // javac --module skips sources whose classes in -d are newer: always start empty.
     deleteRecursively(out);
     Files.createDirectories(out);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     List<String> args = new ArrayList<>(List.of("--release", "17", "-Xlint:all", "-Werror",
-        "--module-source-path", SOURCES.resolve(tree).toString(),
+        "--module-source-path", tree.toString(),
         "--module-path", modulePath, "-d", out.toString(), "--module", module));
     StringWriter text = new StringWriter();
     PrintWriter writer = new PrintWriter(text);
@@ -163,4 +215,24 @@ class ModulePathDemoIT {
   }
 
   private record CompileResult(boolean ok, String output) {}
+
+  /** The README's Java block: its import lines, then the rest (ReadmeExampleTest's reading). */
+  private record ReadmeBlock(List<String> imports, List<String> code) {
+    static ReadmeBlock read(Path readme) throws IOException {
+      List<String> lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
+      int start = lines.indexOf("```java") + 1;
+      assertTrue(start > 0, "README.md has no Java block");
+      int end = lines.subList(start, lines.size()).indexOf("```") + start;
+      List<String> imports = new ArrayList<>();
+      List<String> code = new ArrayList<>();
+      for (String line : lines.subList(start, end)) {
+        if (line.startsWith("import ")) {
+          imports.add(line);
+        } else if (!(code.isEmpty() && line.isBlank())) {
+          code.add(line);
+        }
+      }
+      return new ReadmeBlock(imports, code);
+    }
+  }
 }

@@ -3,8 +3,7 @@ package io.iwarp4j.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.ddp.mem.RegionOptions;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
@@ -12,6 +11,7 @@ import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaDevice;
+import io.iwarp4j.verbs.RegionOptions;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.ConnectionEvent;
@@ -19,6 +18,7 @@ import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.RecvWorkRequest;
+import io.iwarp4j.verbs.RegionOptions;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.TerminateInfo;

@@ -83,7 +83,7 @@ public final class AcceptParams {
    * from RFC 5044 §7.1.2 rule 4 (see {@link Builder#responderSendsFirst(boolean)}).
    *
    * @return the choice for this accept, or null for the device's MPA settings
-   *     ({@link io.iwarp4j.mpa.MpaSettings#responderSendsFirst()}, false by default)
+   *     ({@link MpaSettings#responderSendsFirst()}, false by default)
    */
   public Boolean responderSendsFirst() {
     return responderSendsFirst;
@@ -157,7 +157,7 @@ public final class AcceptParams {
      * as perftest's {@code ib_write_lat} with a Linux siw client, and is safe only toward
      * Initiators that accept FPDUs right after the Reply, like Linux siw/iw_cm or iwarp4j. In
      * the peer-to-peer model it changes nothing. See
-     * {@link io.iwarp4j.mpa.MpaSettings.Builder#responderSendsFirst(boolean)}.
+     * {@link MpaSettings.Builder#responderSendsFirst(boolean)}.
      *
      * @param sendsFirst true to send before the Initiator's first FPDU (not conformant)
      * @return this builder

@@ -1,7 +1,5 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.mpa.MpaSettings;
-import io.iwarp4j.mpa.RtrType;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Objects;
@@ -108,8 +106,8 @@ public final class ConnectParams {
   }
 
   /** The MPA Initiator settings: the device's, overridden by these parameters. */
-  MpaSettings initiatorSettings(MpaSettings base, QueuePairCapabilities caps) {
-    MpaSettings.Builder b = base.toBuilder()
+  io.iwarp4j.mpa.MpaSettings initiatorSettings(MpaSettings base, QueuePairCapabilities caps) {
+    io.iwarp4j.mpa.MpaSettings.Builder b = base.mpa().toBuilder()
         .privateData(privateData)
         .ird(ird >= 0 ? ird : caps.ird())
         .ord(ord >= 0 ? ord : caps.ord());
@@ -126,7 +124,7 @@ public final class ConnectParams {
       b.peerToPeer(peerToPeer);
     }
     if (rtrTypes != null) {
-      b.rtrTypes(rtrTypes);
+      b.rtrTypes(RtrType.toMpa(rtrTypes));
     }
     if (replyTimeout != null) {
       b.replyTimeout(replyTimeout);

@@ -2,8 +2,7 @@ package io.iwarp4j.verbs;
 
 import io.iwarp4j.mpa.MpaConnectRequest;
 import io.iwarp4j.mpa.MpaConnection;
-import io.iwarp4j.mpa.MpaPeerParameters;
-import io.iwarp4j.mpa.MpaSettings;
+import io.iwarp4j.verbs.engine.LifecycleLog;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import java.net.SocketAddress;
@@ -81,8 +80,8 @@ public final class ConnectRequest {
    *
    * @return the Request's parameters
    */
-  public MpaPeerParameters mpaRequest() {
-    return request.peer();
+  public MpaRequestInfo mpaRequest() {
+    return MpaRequestInfo.of(request.peer());
   }
 
   /**
@@ -129,8 +128,8 @@ public final class ConnectRequest {
     Objects.requireNonNull(params, "params");
     device.checkOwns(qp);
     byte[] privateData = params.privateData();
-    int max = MpaSettings.MAX_PRIVATE_DATA
-        - (request.peer().enhanced() ? MpaSettings.ENHANCED_DATA_LENGTH : 0);
+    int max = io.iwarp4j.mpa.MpaSettings.MAX_PRIVATE_DATA
+        - (request.peer().enhanced() ? io.iwarp4j.mpa.MpaSettings.ENHANCED_DATA_LENGTH : 0);
     if (privateData.length > max) {
       throw new IllegalArgumentException("accept private data of " + privateData.length
           + " octets does not fit the MPA Reply: at most " + max + " octets");

@@ -7,7 +7,7 @@ package io.iwarp4j.verbs;
  * <p>Called on the new connection's event loop: return quickly and never block. Accept or
  * reject there, or keep the {@link ConnectRequest} and decide from another thread; a request
  * left undecided is closed when the device's MPA request timeout ({@link
- * io.iwarp4j.mpa.MpaSettings#requestTimeout()}) expires. An exception thrown here rejects the
+ * MpaSettings#requestTimeout()}) expires. An exception thrown here rejects the
  * request.
  */
 @FunctionalInterface

@@ -8,6 +8,8 @@ import io.iwarp4j.mpa.MpaPeerParameters;
 import io.iwarp4j.mpa.MpaRejectedException;
 import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.rdmap.RdmapEndpoint;
+import io.iwarp4j.verbs.engine.QpLoop;
+import io.iwarp4j.verbs.engine.RdmapEndpointPort;
 import io.netty.channel.Channel;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;

@@ -1,8 +1,6 @@
 package io.iwarp4j.verbs;
 
 import io.iwarp4j.ddp.mem.StagTable;
-import io.iwarp4j.mpa.MpaSettings;
-import io.iwarp4j.mpa.Transport;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
 import java.time.Duration;
 import java.util.Objects;
@@ -403,10 +401,9 @@ public final class DeviceConfig {
     }
 
     /**
-     * Sets the most memory regions registered at once (default
-     * {@value StagTable#DEFAULT_CAPACITY}).
+     * Sets the most memory regions registered at once (default 65536).
      *
-     * @param n 1 to {@value StagTable#MAX_CAPACITY}
+     * @param n 1 to 2^24 - 1 (the STag's 24-bit index)
      * @return this builder
      * @throws IllegalArgumentException if out of range
      */

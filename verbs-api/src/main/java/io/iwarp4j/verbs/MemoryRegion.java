@@ -1,6 +1,5 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -47,7 +46,7 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
 
   /**
    * The Tagged Offset of the first octet (the verbs {@code addr}): by default the memory's
-   * native address, or what the {@link io.iwarp4j.ddp.mem.RegionOptions} said.
+   * native address, or what the {@link RegionOptions} said.
    *
    * @return the base TO, unsigned
    */

@@ -1,7 +1,5 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.ddp.mem.RegionOptions;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -61,7 +59,7 @@ public final class ProtectionDomain implements AutoCloseable {
    */
   public MemoryRegion register(ByteBuf buf, int index, int length, int access,
       RegionOptions options) {
-    return adopt(pd.register(buf, index, length, access, options));
+    return adopt(pd.register(buf, index, length, access, options.ddp()));
   }
 
   /**
@@ -91,7 +89,7 @@ public final class ProtectionDomain implements AutoCloseable {
    * @throws IllegalStateException when the domain is closed or the device's region limit reached
    */
   public MemoryRegion register(ByteBuffer buf, int access, RegionOptions options) {
-    return adopt(pd.register(buf, access, options));
+    return adopt(pd.register(buf, access, options.ddp()));
   }
 
   /**
@@ -119,7 +117,7 @@ public final class ProtectionDomain implements AutoCloseable {
    * @throws IllegalStateException when the domain is closed or the device's region limit reached
    */
   public MemoryRegion allocate(int length, int access, RegionOptions options) {
-    return adopt(pd.allocate(length, access, options));
+    return adopt(pd.allocate(length, access, options.ddp()));
   }
 
   /**

@@ -8,6 +8,12 @@ import io.iwarp4j.rdmap.RdmapEndpointListener;
 import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
+import io.iwarp4j.verbs.engine.EndpointPort;
+import io.iwarp4j.verbs.engine.QpEventSink;
+import io.iwarp4j.verbs.engine.QpLoop;
+import io.iwarp4j.verbs.engine.ReceiveQueue;
+import io.iwarp4j.verbs.engine.SendQueue;
+import io.iwarp4j.verbs.engine.TerminateStatus;
 import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -17,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +74,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueuePair implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueuePair.class);
+  /**
+   * A posted receive's view of each SGE's memory: a region's receive view names the region, so
+   * placement pins it around each copy (never a bare duplicate of registered memory).
+   */
+  private static final Function<LocalBuffer, ByteBuf> RECEIVE_VIEWS =
+      b -> b instanceof MemoryRegion mr ? mr.region().receiveView() : b.buffer().duplicate();
 
   /** Teardown of the connection when entering ERROR. */
   private static final int TEARDOWN_NONE = 0;
@@ -638,7 +651,7 @@ public final class QueuePair implements AutoCloseable {
             "receive wrId " + e.wr.wrId() + " names memory this queue pair may not write", true);
         return;
       }
-      e.preparePieces();
+      e.preparePieces(RECEIVE_VIEWS);
       rq.markHanded();
       try {
         ep.postReceive(id, e.pieces, e.pieceCount);

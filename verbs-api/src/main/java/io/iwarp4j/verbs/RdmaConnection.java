@@ -1,6 +1,7 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.mpa.MpaConnectionInfo;
+import io.iwarp4j.verbs.engine.LifecycleLog;
+import io.iwarp4j.verbs.engine.QpEventSink;
 import io.netty.channel.Channel;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,8 @@ public final class RdmaConnection {
 
   private final QueuePair qp;
   private final Channel channel;
-  private final MpaConnectionInfo info;
+  private final io.iwarp4j.mpa.MpaConnectionInfo info;
+  private final MpaConnectionInfo apiInfo;
   private final int ird;
   private final int ord;
   private final ConnectionEventListener listener;
@@ -33,11 +35,12 @@ public final class RdmaConnection {
   private boolean established;
   private String lastError;
 
-  RdmaConnection(QueuePair qp, Channel channel, MpaConnectionInfo info, int ird, int ord,
-      ConnectionEventListener listener) {
+  RdmaConnection(QueuePair qp, Channel channel, io.iwarp4j.mpa.MpaConnectionInfo info, int ird,
+      int ord, ConnectionEventListener listener) {
     this.qp = qp;
     this.channel = channel;
     this.info = info;
+    this.apiInfo = MpaConnectionInfo.of(info);
     this.ird = ird;
     this.ord = ord;
     this.listener = listener;
@@ -125,12 +128,12 @@ public final class RdmaConnection {
   }
 
   /**
-   * Everything the MPA startup negotiated (CRC, Markers, revision, RTR, MULPDU).
+   * What the MPA startup agreed on (CRC, Markers, revision, RTR, MULPDU).
    *
    * @return the MPA connection info
    */
   public MpaConnectionInfo mpaInfo() {
-    return info;
+    return apiInfo;
   }
 
   /**

@@ -3,10 +3,10 @@ package io.iwarp4j.verbs;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
-import io.iwarp4j.mpa.MpaSettings;
-import io.iwarp4j.mpa.Transport;
 import io.iwarp4j.rdmap.RdmapCounters;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
+import io.iwarp4j.verbs.engine.LifecycleLog;
+import io.iwarp4j.verbs.engine.PcapCapture;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -67,7 +67,7 @@ public final class RdmaDevice implements AutoCloseable {
       io.netty.buffer.PooledByteBufAllocator.DEFAULT;
 
   private final DeviceConfig config;
-  private final Transport transport;
+  private final io.iwarp4j.mpa.Transport transport;
   private final EventLoopGroup group;
   private final StagTable stags;
   private final String name;
@@ -94,7 +94,7 @@ public final class RdmaDevice implements AutoCloseable {
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
     this.readResponseCopies = new ReadResponseCopyBudget(config.readResponseCopyBudget());
-    this.transport = config.transport().resolve();
+    this.transport = config.transport().mpa().resolve();
     this.name = "iwarp4j-" + DEVICES.incrementAndGet();
     this.stags = new StagTable(config.maxMemoryRegions());
     this.group = transport.newEventLoopGroup(config.eventLoopThreads(),
@@ -152,7 +152,7 @@ public final class RdmaDevice implements AutoCloseable {
    * @return the resolved transport
    */
   public Transport transport() {
-    return transport;
+    return Transport.of(transport);
   }
 
   /**
@@ -334,7 +334,7 @@ public final class RdmaDevice implements AutoCloseable {
     checkOpen();
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(handler, "handler");
-    MpaSettings settings = config.mpaSettings();
+    io.iwarp4j.mpa.MpaSettings settings = config.mpaSettings().mpa();
     ServerBootstrap b = new ServerBootstrap()
         .group(group)
         .channel(transport.serverSocketChannelClass())
@@ -405,7 +405,7 @@ public final class RdmaDevice implements AutoCloseable {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(params, "params");
     checkOwns(qp);
-    MpaSettings settings = params.initiatorSettings(config.mpaSettings(), qp.capabilities());
+    io.iwarp4j.mpa.MpaSettings settings = params.initiatorSettings(config.mpaSettings(), qp.capabilities());
     long timeoutMillis = (params.connectTimeout() != null ? params.connectTimeout()
         : config.connectTimeout()).toMillis();
     if (!reserveConnection()) {

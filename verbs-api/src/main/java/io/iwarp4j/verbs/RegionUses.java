@@ -1,5 +1,8 @@
 package io.iwarp4j.verbs;
 
+import io.iwarp4j.verbs.engine.ReceiveQueue;
+import io.iwarp4j.verbs.engine.SendQueue;
+
 /**
  * Finds the work requests of one queue pair that use a memory region (any SGE, or an Atomic's
  * result buffer) and are posted and not yet retired: what {@link MemoryRegion#closeChecked()}

@@ -1,5 +1,7 @@
 package io.iwarp4j.verbs;
 
+import io.iwarp4j.verbs.engine.TerminateStatus;
+
 /**
  * The error a Terminate message carried (RFC 5040 §4.8): which layer found it, its Error Type
  * and its Error Code, and whether the peer sent it (it found fault with what this end sent) or

@@ -3,7 +3,6 @@ package io.iwarp4j.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.iwarp4j.mpa.MpaSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -3,6 +3,7 @@ package io.iwarp4j.verbs;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.verbs.engine.EndpointPort;
 import io.netty.buffer.ByteBuf;
 
 /**

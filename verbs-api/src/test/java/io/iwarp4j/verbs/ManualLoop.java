@@ -1,5 +1,6 @@
 package io.iwarp4j.verbs;
 
+import io.iwarp4j.verbs.engine.QpLoop;
 import java.util.ArrayDeque;
 
 /**

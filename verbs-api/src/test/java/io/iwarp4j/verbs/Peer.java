@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.mpa.Transport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

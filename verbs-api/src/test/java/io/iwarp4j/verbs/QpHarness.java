@@ -1,7 +1,7 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.verbs.engine.QpEventSink;
 import java.util.ArrayList;
 import java.util.List;
 

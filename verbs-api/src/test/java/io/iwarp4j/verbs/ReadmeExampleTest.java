@@ -3,74 +3,142 @@ package io.iwarp4j.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.InetSocketAddress;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The 20-line example of the top-level {@code README.md}, compiled and run over 127.0.0.1. The
- * code between the {@code readme-example} markers must appear verbatim in the README's Java
- * block; {@link #theReadmeShowsExactlyThisCode()} checks that, so the front page cannot drift
- * from the API.
+ * The example of the top-level {@code README.md}, compiled as a user would compile it and run
+ * over 127.0.0.1. The README's Java block is read from the README itself and becomes a separate
+ * compilation unit in the unnamed package: exactly the block's imports, then a class whose one
+ * method is the block's code. It is compiled with {@link JavaCompiler} against this module's
+ * class path, so it sees the API only through its imports, and cannot use anything
+ * package-private. The test fails when the block does not compile (the README drifted from the
+ * API), imports anything but {@code io.iwarp4j.verbs} and {@code java.*}, or does not do what
+ * its comments say; and when the heading's line count is not the block's.
  */
-@Timeout(30)
+@Timeout(60)
 class ReadmeExampleTest {
-  private static final String BEGIN = "// BEGIN readme-example";
-  private static final String END = "// END readme-example";
+  /** The heading above the block states its length. */
+  private static final Pattern HEADING = Pattern.compile("^## .* in (\\d+) lines$");
+  private static final Pattern ALLOWED_IMPORT =
+      Pattern.compile("^import (io\\.iwarp4j\\.verbs\\.(\\*|[A-Z]\\w*)|java\\.[\\w.]+(\\.\\*)?);$");
+  private static final Path WORK = Path.of("target", "readme-example");
 
   @Test
-  void clientWritesAndReadsBackTheServersRegion() throws Exception {
-    // BEGIN readme-example
-    // Server: expose 4 KiB to remote Write and Read; its STag and address go in the MPA Reply.
-    RdmaDevice server = RdmaDevice.open();
-    ProtectionDomain spd = server.allocateProtectionDomain();
-    CompletionQueue scq = server.createCompletionQueue(16);
-    QueuePair sqp = server.createQueuePair(spd, QueuePairConfig.builder(scq, scq).build());
-    MemoryRegion exposed = spd.allocate(4096,
-        AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
-    RdmaListener listener = server.listen(new InetSocketAddress("127.0.0.1", 0), request ->
-        request.accept(sqp, AcceptParams.builder().privateData(exposed.remote().toBytes()).build()));
+  void theReadmeBlockCompilesAloneAndWritesAndReadsBackTheServersRegion() throws Exception {
+    Block block = readmeBlock();
+    assertTrue(!block.imports.isEmpty(), "the README's Java block shows no imports");
+    for (String line : block.imports) {
+      assertTrue(ALLOWED_IMPORT.matcher(line).matches(),
+          "the README's example imports more than io.iwarp4j.verbs and java.*: " + line);
+    }
+    assertEquals(block.claimedLines, block.lines,
+        "the README's heading says " + block.claimedLines + " lines, the block has "
+            + block.lines);
 
-    // Client: connect, RDMA Write "hello" into the server's memory, RDMA Read it back.
-    RdmaDevice client = RdmaDevice.open();
-    ProtectionDomain cpd = client.allocateProtectionDomain();
-    CompletionQueue ccq = client.createCompletionQueue(16);
-    QueuePair cqp = client.createQueuePair(cpd, QueuePairConfig.builder(ccq, ccq).build());
-    MemoryRegion local = cpd.allocate(4096, AccessFlags.LOCAL_WRITE);
-    RemoteBuffer remote = RemoteBuffer.fromBytes(client.connect(cqp, listener.localAddress())
-        .get(5, TimeUnit.SECONDS).peerPrivateData(), 0);
-    local.buffer().setBytes(0, "hello".getBytes(StandardCharsets.US_ASCII));
-    cqp.postSend(new SendWorkRequest(1).opcode(WorkRequestOpcode.RDMA_WRITE)
-        .remote(remote.stag(), remote.address()).addSge(local, 0, 5));
-    cqp.postSend(new SendWorkRequest(1).wrId(1).opcode(WorkRequestOpcode.RDMA_READ)
-        .flags(SendFlags.SIGNALED).remote(remote.stag(), remote.address()).addSge(local, 100, 5));
-    WorkCompletion[] wc = {new WorkCompletion()};
-    int n = ccq.await(wc, 5, TimeUnit.SECONDS); // 1: RDMA_READ, SUCCESS; local[100, 105) = hello
-    String readBack = local.buffer().toString(100, 5, StandardCharsets.US_ASCII);
-    client.close();
-    server.close();
-    // END readme-example
+    Path source = WORK.resolve("src").resolve("ReadmeExample.java");
+    Path classes = WORK.resolve("classes");
+    deleteRecursively(WORK);
+    Files.createDirectories(source.getParent());
+    Files.createDirectories(classes);
+    Files.writeString(source, compilationUnit(block), StandardCharsets.UTF_8);
 
-    assertEquals(1, n);
-    assertTrue(wc[0].isSuccess(), wc[0]::toString);
-    assertEquals(WcOpcode.RDMA_READ, wc[0].opcode());
-    assertEquals("hello", readBack);
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+    int status = javac.run(null, diagnostics, diagnostics, "--release", "17", "-Xlint:all",
+        "-Werror", "-proc:none", "-classpath", System.getProperty("java.class.path"),
+        "-d", classes.toString(), source.toString());
+    assertEquals(0, status, "the README's example does not compile as shown:\n"
+        + diagnostics.toString(StandardCharsets.UTF_8) + "\n" + Files.readString(source));
+
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
+        getClass().getClassLoader())) {
+      Object[] result = (Object[]) loader.loadClass("ReadmeExample").getMethod("run")
+          .invoke(null);
+      int n = (Integer) result[0];
+      WorkCompletion wc = (WorkCompletion) result[1];
+      assertEquals(1, n, "completions");
+      assertTrue(wc.isSuccess(), wc::toString);
+      assertEquals(WcOpcode.RDMA_READ, wc.opcode());
+      assertEquals("hello", result[2]);
+    }
   }
 
-  @Test
-  void theReadmeShowsExactlyThisCode() throws IOException {
+  /**
+   * The block as its own source file: its imports, then its code as the body of a method that
+   * hands back what the block's last comment promises.
+   */
+  private static String compilationUnit(Block block) {
+    StringBuilder b = new StringBuilder();
+    block.imports.forEach(l -> b.append(l).append('\n'));
+    b.append("\npublic final class ReadmeExample {\n");
+    b.append("  public static Object[] run() throws Exception {\n");
+    block.code.forEach(l -> b.append("    ").append(l).append('\n'));
+    b.append("    return new Object[] {n, wc[0], readBack};\n");
+    b.append("  }\n}\n");
+    return b.toString();
+  }
+
+  /** The first Java block after the heading that states its length. */
+  private static Block readmeBlock() throws IOException {
     // Surefire runs in the module's directory (as ApiExampleTest relies on too).
-    String readme = Files.readString(Path.of("../README.md"));
-    String snippet = String.join("\n", DocSnippet.between(
-        Path.of("src/test/java/io/iwarp4j/verbs/ReadmeExampleTest.java"), BEGIN, END)) + "\n";
-    assertTrue(readme.contains(snippet),
-        "README.md's Java example differs from ReadmeExampleTest's; expected in README.md:\n"
-            + snippet);
+    List<String> readme = Files.readAllLines(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    int claimed = -1;
+    int i = 0;
+    for (; i < readme.size(); i++) {
+      Matcher m = HEADING.matcher(readme.get(i));
+      if (m.matches()) {
+        claimed = Integer.parseInt(m.group(1));
+        break;
+      }
+    }
+    assertTrue(claimed > 0, "README.md has no heading '## ... in N lines' above its example");
+    while (i < readme.size() && !readme.get(i).equals("```java")) {
+      i++;
+    }
+    int start = ++i;
+    while (i < readme.size() && !readme.get(i).equals("```")) {
+      i++;
+    }
+    assertTrue(start < i && i < readme.size(), "README.md: no Java block after the heading");
+    List<String> lines = readme.subList(start, i);
+    List<String> imports = new ArrayList<>();
+    int body = 0;
+    while (body < lines.size()
+        && (lines.get(body).startsWith("import ") || lines.get(body).isBlank())) {
+      if (!lines.get(body).isBlank()) {
+        imports.add(lines.get(body));
+      }
+      body++;
+    }
+    return new Block(imports, lines.subList(body, lines.size()), lines.size(), claimed);
   }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private record Block(List<String> imports, List<String> code, int lines, int claimedLines) {}
 }

@@ -1,6 +1,5 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.mpa.Transport;
 
 /** {@link VerbsEndToEndTest} on the JDK NIO transport. */
 class VerbsEndToEndNioTest extends VerbsEndToEndTest {

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.mpa.Transport;
 import io.netty.channel.ChannelOption;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

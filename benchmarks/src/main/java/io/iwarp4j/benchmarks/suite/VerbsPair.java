@@ -1,11 +1,11 @@
 package io.iwarp4j.benchmarks.suite;
 
-import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
+import io.iwarp4j.verbs.MpaSettings;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;

@@ -1,14 +1,13 @@
 package io.iwarp4j.tools.perf;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.mpa.MpaSettings;
-import io.iwarp4j.mpa.RtrType;
 import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.MpaSettings;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
@@ -16,6 +15,7 @@ import io.iwarp4j.verbs.RdmaConnectException;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
+import io.iwarp4j.verbs.RtrType;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package io.iwarp4j.tools.perf;
 
-import io.iwarp4j.mpa.MpaConnectionInfo;
+import io.iwarp4j.verbs.MpaConnectionInfo;
 import io.iwarp4j.verbs.RdmaConnection;
 import java.io.PrintStream;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package io.iwarp4j.tools.ping;
 
-import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.verbs.DeviceConfig;
+import io.iwarp4j.verbs.MpaSettings;
 import io.iwarp4j.verbs.RdmaDevice;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;

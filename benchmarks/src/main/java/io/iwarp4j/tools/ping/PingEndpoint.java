@@ -1,6 +1,6 @@
 package io.iwarp4j.tools.ping;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectionEvent;
 import io.iwarp4j.verbs.ConnectionEventListener;

@@ -1,6 +1,6 @@
 package io.iwarp4j.tools.ping;
 
-import io.iwarp4j.mpa.RtrType;
+import io.iwarp4j.verbs.RtrType;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;

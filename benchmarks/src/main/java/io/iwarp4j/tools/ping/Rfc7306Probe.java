@@ -1,6 +1,6 @@
 package io.iwarp4j.tools.ping;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.SendFlags;

@@ -10,16 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.ConnectionEvent;
 import io.iwarp4j.verbs.ConnectionEventType;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.MpaSettings;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;

@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.mpa.TerminateMessage;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.ConnectionEvent;

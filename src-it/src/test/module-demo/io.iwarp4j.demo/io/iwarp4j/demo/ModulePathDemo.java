@@ -1,6 +1,6 @@
 package io.iwarp4j.demo;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.MemoryRegion;
@@ -107,6 +107,19 @@ public final class ModulePathDemo {
     Module rdmap = verbs.getLayer().findModule("io.iwarp4j.rdmap").orElseThrow();
     check(!rdmap.isExported("io.iwarp4j.rdmap", self), "io.iwarp4j.rdmap is not exported to us");
     check(rdmap.isExported("io.iwarp4j.rdmap", verbs), "io.iwarp4j.rdmap is exported to verbs");
+    // The protocol layers: not read by an application module, and exported to no one but the
+    // layers above them.
+    for (String name : new String[] {"io.iwarp4j.mpa", "io.iwarp4j.ddp", "io.iwarp4j.rdmap"}) {
+      Module layer = verbs.getLayer().findModule(name).orElseThrow();
+      check(!self.canRead(layer), name + " is not read by us");
+      check(verbs.canRead(layer), name + " is read by verbs");
+      for (String pkg : layer.getPackages()) {
+        if (layer.isExported(pkg, self)) {
+          throw new IllegalStateException("expected: " + pkg + " not exported to us");
+        }
+      }
+      System.out.println("checked: no package of " + name + " is exported to us");
+    }
     Class<?> internal = Class.forName("io.iwarp4j.verbs.internal.PaddedLong");
     try {
       internal.getConstructor(long.class).newInstance(0L);

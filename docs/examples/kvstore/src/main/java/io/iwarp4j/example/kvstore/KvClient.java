@@ -5,7 +5,7 @@ import static io.iwarp4j.example.kvstore.StoreLayout.OWNER;
 import static io.iwarp4j.example.kvstore.StoreLayout.SLOT_SIZE;
 import static io.iwarp4j.example.kvstore.StoreLayout.VERSION;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;

@@ -1,7 +1,7 @@
 package io.iwarp4j.example.kvstore;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.verbs.AcceptParams;
+import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;

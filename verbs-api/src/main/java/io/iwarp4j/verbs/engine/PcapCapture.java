@@ -1,5 +1,6 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.DeviceConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.pcap.PcapWriteHandler;
@@ -23,14 +24,14 @@ import org.slf4j.LoggerFactory;
  * uncaptured.
  * Behind the writer, a {@link PcapFlushCoalescer} turns each flush into one segment.
  */
-final class PcapCapture extends ChannelInboundHandlerAdapter {
+public final class PcapCapture extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(PcapCapture.class);
-  static final String NAME = "pcap";
+  public static final String NAME = "pcap";
 
   private final Path directory;
   private final String device;
 
-  PcapCapture(Path directory, String device) {
+  public PcapCapture(Path directory, String device) {
     this.directory = directory;
     this.device = device;
   }

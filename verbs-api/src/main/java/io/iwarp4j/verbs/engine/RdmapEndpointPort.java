@@ -1,4 +1,4 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.rdmap.RdmapEndpoint;
@@ -8,11 +8,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
 /** The real {@link EndpointPort}: an {@link RdmapEndpoint} and its channel. */
-final class RdmapEndpointPort implements EndpointPort {
+public final class RdmapEndpointPort implements EndpointPort {
   private final RdmapEndpoint endpoint;
   private final Channel channel;
 
-  RdmapEndpointPort(RdmapEndpoint endpoint, Channel channel) {
+  public RdmapEndpointPort(RdmapEndpoint endpoint, Channel channel) {
     this.endpoint = endpoint;
     this.channel = channel;
   }

@@ -1,4 +1,4 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -18,7 +18,7 @@ import java.util.List;
  * composite holds the original buffers. Each original write's promise completes with the
  * composite's. Unflushed writes fail on close, as in Netty's outbound buffer.
  */
-final class PcapFlushCoalescer extends ChannelOutboundHandlerAdapter {
+public final class PcapFlushCoalescer extends ChannelOutboundHandlerAdapter {
   static final String NAME = "pcap-coalescer";
 
   private CompositeByteBuf pending;

@@ -1,5 +1,7 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.SendWorkRequest;
 import java.util.function.BiConsumer;
 
 /**
@@ -25,17 +27,17 @@ import java.util.function.BiConsumer;
  * into a reusable ring slot (made the first time it is used). Everything else is event-loop confined. The ring, the table and
  * the positions are {@link WorkQueue}'s; "issued" is its "handed".
  */
-final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
+public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
   private static final BiConsumer<SendWorkRequest, SendWorkRequest> COPY =
       (from, to) -> to.copyFrom(from);
 
   /** One work request taken from the ring, until it is retired. */
-  static final class Entry {
-    final SendWorkRequest wr;
+  public static final class Entry {
+    public final SendWorkRequest wr;
     /** Whether the endpoint reported it complete (it may still wait for older ones). */
     boolean done;
     /** Octets read, for an RDMA Read. */
-    long byteLen;
+    public long byteLen;
 
     Entry(int maxSge) {
       this.wr = new SendWorkRequest(maxSge);
@@ -50,7 +52,7 @@ final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
    * @param maxSge the SGE capacity of each slot
    * @param wakeUp run by a poster when the loop should drain the ring
    */
-  SendQueue(int depth, int maxSge, Runnable wakeUp) {
+  public SendQueue(int depth, int maxSge, Runnable wakeUp) {
     super("send", depth, () -> new SendWorkRequest(maxSge), COPY, () -> new Entry(maxSge),
         wakeUp);
   }
@@ -70,22 +72,22 @@ final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
   }
 
   /** Whether a work request waits to be issued. */
-  boolean hasUnissued() {
+  public boolean hasUnissued() {
     return hasUnhanded();
   }
 
   /** The next work request to issue; only when {@link #hasUnissued()}. */
-  Entry nextUnissued() {
+  public Entry nextUnissued() {
     return nextUnhanded();
   }
 
   /** The sequence number {@link #nextUnissued()} gets. */
-  long nextSequence() {
+  public long nextSequence() {
     return nextUnhandedSequence();
   }
 
   /** Marks the next work request issued (before it is handed to the endpoint). */
-  void markIssued(boolean read) {
+  public void markIssued(boolean read) {
     markHanded();
     if (read) {
       readsOutstanding++;
@@ -93,7 +95,7 @@ final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
   }
 
   /** RDMA Reads issued and not completed. */
-  int readsOutstanding() {
+  public int readsOutstanding() {
     return readsOutstanding;
   }
 
@@ -102,7 +104,7 @@ final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
    *
    * @return false when the token names no issued, unfinished work request (ignored)
    */
-  boolean markDone(long token, long byteLen, boolean read) {
+  public boolean markDone(long token, long byteLen, boolean read) {
     if (!isHanded(token)) {
       return false;
     }
@@ -119,7 +121,7 @@ final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
   }
 
   /** The oldest work request if it is done and may be retired, else null. */
-  Entry retirable() {
+  public Entry retirable() {
     long seq = oldestHanded();
     if (seq >= 0) {
       Entry e = entry(seq);
@@ -131,12 +133,12 @@ final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
   }
 
   /** The oldest work request that is issued and not done (the one in flight), or -1. */
-  long inFlight() {
+  public long inFlight() {
     return oldestHanded();
   }
 
   /** Forgets outstanding Reads (the stream is dead). */
-  void abandonReads() {
+  public void abandonReads() {
     readsOutstanding = 0;
   }
 }

@@ -1,5 +1,8 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.ConnectionEvent;
+import io.iwarp4j.verbs.RdmaConnection;
+import io.iwarp4j.verbs.TerminateInfo;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.slf4j.Logger;
@@ -13,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * logs here. Levels: INFO for connect/accept/established/disconnect, WARN for reject, terminate,
  * error and connect_failed, so that a service logging at WARN sees only what went wrong.
  */
-final class LifecycleLog {
+public final class LifecycleLog {
   /** The logger's name, to turn the records on or off independently of the rest. */
   static final String LOGGER = "io.iwarp4j.lifecycle";
 
@@ -23,23 +26,23 @@ final class LifecycleLog {
   }
 
   /** An initiator starts a connection attempt. */
-  static void connect(String device, int qp, SocketAddress peer) {
+  public static void connect(String device, int qp, SocketAddress peer) {
     log.info("event=connect device={} qp={} peer={}", device, qp, address(peer));
   }
 
   /** A responder accepts an MPA Request with {@code qp}. */
-  static void accept(int qp, SocketAddress peer) {
+  public static void accept(int qp, SocketAddress peer) {
     log.info("event=accept qp={} peer={}", qp, address(peer));
   }
 
   /** A responder rejects an MPA Request. */
-  static void reject(SocketAddress peer, int privateDataLength) {
+  public static void reject(SocketAddress peer, int privateDataLength) {
     log.warn("event=reject side=local qp=- peer={} privateData={}", address(peer),
         privateDataLength);
   }
 
   /** {@code 127.0.0.1:4791}: the numeric address and port, without a host name. */
-  static String address(SocketAddress a) {
+  public static String address(SocketAddress a) {
     if (a instanceof InetSocketAddress i && i.getAddress() != null) {
       String host = i.getAddress().getHostAddress();
       return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
@@ -48,7 +51,7 @@ final class LifecycleLog {
   }
 
   /** A connection event as it is reported to the application. */
-  static void event(ConnectionEvent e) {
+  public static void event(ConnectionEvent e) {
     int qp = e.queuePair() != null ? e.queuePair().number() : -1;
     String peer = address(e.remoteAddress());
     switch (e.type()) {

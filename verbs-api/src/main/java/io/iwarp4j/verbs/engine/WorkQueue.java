@@ -1,5 +1,6 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.WorkQueueFullException;
 import io.iwarp4j.verbs.internal.MpscSlotRing;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
@@ -33,7 +34,7 @@ import java.util.function.Supplier;
  * @param <W> the work request type, also the ring's slot type
  * @param <E> the table entry type
  */
-abstract class WorkQueue<W, E> {
+public abstract class WorkQueue<W, E> {
   private final String kind;
   private final int depth;
   private final MpscSlotRing<W> ring;
@@ -101,7 +102,7 @@ abstract class WorkQueue<W, E> {
    * @param wr the work request, copied
    * @throws WorkQueueFullException when {@code depth} work requests are outstanding
    */
-  final void post(W wr) {
+  public final void post(W wr) {
     for (;;) {
       int n = posted.get();
       if (n >= depth) {
@@ -126,7 +127,7 @@ abstract class WorkQueue<W, E> {
   }
 
   /** Work requests posted and not yet retired (a snapshot). */
-  final int outstanding() {
+  public final int outstanding() {
     return posted.get();
   }
 
@@ -137,7 +138,7 @@ abstract class WorkQueue<W, E> {
   // ---- event loop ----
 
   /** Moves what posters published into the table, in posting order. */
-  final int drain() {
+  public final int drain() {
     return ring.drain(take);
   }
 
@@ -148,7 +149,7 @@ abstract class WorkQueue<W, E> {
 
   /** The table entry of sequence number {@code seq}. */
   @SuppressWarnings("unchecked")
-  final E entry(long seq) {
+  public final E entry(long seq) {
     int i = (int) seq & mask;
     Object e = table[i];
     if (e == null) {
@@ -159,22 +160,22 @@ abstract class WorkQueue<W, E> {
   }
 
   /** Whether a work request waits to be handed to the endpoint. */
-  final boolean hasUnhanded() {
+  public final boolean hasUnhanded() {
     return handed < tail;
   }
 
   /** The next work request to hand over; only when {@link #hasUnhanded()}. */
-  final E nextUnhanded() {
+  public final E nextUnhanded() {
     return entry(handed);
   }
 
   /** The sequence number {@link #nextUnhanded()} gets. */
-  final long nextUnhandedSequence() {
+  public final long nextUnhandedSequence() {
     return handed;
   }
 
   /** Marks the next work request handed to the endpoint. */
-  final void markHanded() {
+  public final void markHanded() {
     handed++;
   }
 
@@ -189,17 +190,17 @@ abstract class WorkQueue<W, E> {
   }
 
   /** The oldest work request not retired, or null; for flushing. */
-  final E oldest() {
+  public final E oldest() {
     return head < tail ? entry(head) : null;
   }
 
   /** One past the newest work request taken from the ring. */
-  final long endSequence() {
+  public final long endSequence() {
     return tail;
   }
 
   /** The sequence number of {@link #oldest()}. */
-  final long oldestSequence() {
+  public final long oldestSequence() {
     return head;
   }
 
@@ -207,7 +208,7 @@ abstract class WorkQueue<W, E> {
    * Retires the oldest work request: frees its table slot and its credit. The caller has
    * completed it (or decided it produces no completion).
    */
-  final void retireOldest() {
+  public final void retireOldest() {
     clear(entry(head));
     head++;
     if (handed < head) {

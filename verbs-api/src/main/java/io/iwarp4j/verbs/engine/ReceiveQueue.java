@@ -1,8 +1,13 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.LocalBuffer;
+import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.RecvWorkRequest;
+import io.iwarp4j.verbs.ScatterGatherList;
 import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The receive queue of a {@link QueuePair}: the posting ring application threads fill, and, on
@@ -22,16 +27,16 @@ import java.util.function.BiConsumer;
  * posting. Posting is lock-free and allocation-free; the rest is event-loop confined. The ring,
  * the table and the positions are {@link WorkQueue}'s.
  */
-final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> {
+public final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> {
   private static final BiConsumer<RecvWorkRequest, RecvWorkRequest> COPY =
       (from, to) -> to.copyFrom(from);
 
   /** One receive taken from the ring, until it is retired. */
-  static final class Entry {
-    final RecvWorkRequest wr;
+  public static final class Entry {
+    public final RecvWorkRequest wr;
     /** The pieces handed to the endpoint (views of the SGEs' memory). */
-    final ByteBuf[] pieces;
-    int pieceCount;
+    public final ByteBuf[] pieces;
+    public int pieceCount;
     /**
      * Per SGE position, a private view of the last buffer posted there and that buffer.
      * Applications post the same regions again and again, so the duplicate is reused with new
@@ -48,16 +53,18 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
       this.viewSources = new LocalBuffer[Math.max(1, maxSge)];
     }
 
-    /** Fills {@link #pieces} with the SGEs' memory as readable ranges. */
-    void preparePieces() {
+    /**
+     * Fills {@link #pieces} with the SGEs' memory as readable ranges, each from the view
+     * {@code views} gives for its buffer (the verbs layer decides: a region's receive view names
+     * the region, so placement pins it around each copy).
+     */
+    public void preparePieces(Function<LocalBuffer, ByteBuf> receiveViews) {
       ScatterGatherList sgl = wr.sgl();
       int n = sgl.count();
       for (int i = 0; i < n; i++) {
         LocalBuffer b = sgl.buffer(i);
         if (viewSources[i] != b) {
-          // A region's receive view names the region: placement pins it around each copy.
-          views[i] = b instanceof MemoryRegion mr ? mr.region().receiveView()
-              : b.buffer().duplicate();
+          views[i] = receiveViews.apply(b);
           viewSources[i] = b;
         }
         int from = (int) sgl.offset(i);
@@ -72,7 +79,7 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
    * @param maxSge the SGE capacity of each slot
    * @param wakeUp run by a poster when the loop should drain the ring
    */
-  ReceiveQueue(int depth, int maxSge, Runnable wakeUp) {
+  public ReceiveQueue(int depth, int maxSge, Runnable wakeUp) {
     super("receive", depth, () -> new RecvWorkRequest(maxSge), COPY, () -> new Entry(maxSge),
         wakeUp);
   }
@@ -96,7 +103,7 @@ final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> 
    * The receive a delivery with {@code bufferId} completes: the oldest handed one, or null when
    * the id does not name it (ignored).
    */
-  Entry deliveredTo(long bufferId) {
+  public Entry deliveredTo(long bufferId) {
     if (bufferId != oldestSequence() || !isHanded(bufferId)) {
       return null;
     }

@@ -1,8 +1,10 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.verbs.TerminateInfo;
+import io.iwarp4j.verbs.WcStatus;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

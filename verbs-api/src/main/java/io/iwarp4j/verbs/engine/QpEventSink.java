@@ -1,7 +1,10 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
+
+import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.TerminateInfo;
 
 /** Where a {@link QueuePair} reports that it moved to ERROR: its connection. Event loop only. */
-interface QpEventSink {
+public interface QpEventSink {
 
   /**
    * The queue pair is in ERROR and has flushed its work requests (or a further Terminate

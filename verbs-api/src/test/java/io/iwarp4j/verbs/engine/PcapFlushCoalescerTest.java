@@ -1,4 +1,4 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,8 +1,9 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.rdmap.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.verbs.QueuePair;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -11,7 +12,7 @@ import io.netty.buffer.ByteBuf;
  * the queue pair's queueing, ordering and flushing can be tested against a fake; the real one is
  * {@link RdmapEndpointPort}. Every method is called on the connection's event loop.
  */
-interface EndpointPort {
+public interface EndpointPort {
 
   /** Whether the stream may send now: RFC 5044 §7.1.2 rule 4 allows it and it has not ended. */
   boolean canSend();

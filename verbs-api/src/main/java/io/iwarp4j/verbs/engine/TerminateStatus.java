@@ -1,4 +1,7 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
+
+import io.iwarp4j.verbs.TerminateInfo;
+import io.iwarp4j.verbs.WcStatus;
 
 /**
  * Maps Terminate errors (RFC 5040 §4.8; codes from the IANA RDDP registries) to work completion
@@ -33,19 +36,19 @@ package io.iwarp4j.verbs;
  *
  * <p>Every other outstanding work request is flushed ({@link WcStatus#WR_FLUSH_ERR}).
  */
-final class TerminateStatus {
+public final class TerminateStatus {
   /** Charge the error to no work request: flush everything. */
   static final int TARGET_NONE = 0;
   /** Charge it to the oldest issued, not completed send work request. */
-  static final int TARGET_SEND_IN_FLIGHT = 1;
+  public static final int TARGET_SEND_IN_FLIGHT = 1;
   /** Charge it to the oldest posted receive work request. */
-  static final int TARGET_RECV_HEAD = 2;
+  public static final int TARGET_RECV_HEAD = 2;
 
   private TerminateStatus() {
   }
 
   /** The status of the work request charged with a Terminate the peer sent. */
-  static WcStatus forReceived(int layer, int errorType, int errorCode) {
+  public static WcStatus forReceived(int layer, int errorType, int errorCode) {
     switch (layer) {
       case TerminateInfo.LAYER_RDMAP:
         if (errorType == 0) {
@@ -77,7 +80,7 @@ final class TerminateStatus {
   }
 
   /** Which work request a Terminate this end sent is charged to: a {@code TARGET_*} value. */
-  static int targetForSent(int layer, int errorType, int errorCode) {
+  public static int targetForSent(int layer, int errorType, int errorCode) {
     if (layer == TerminateInfo.LAYER_DDP && errorType == 2 && errorCode == 0x05) {
       return TARGET_RECV_HEAD;
     }
@@ -93,7 +96,7 @@ final class TerminateStatus {
   }
 
   /** The status of the work request charged with a Terminate this end sent. */
-  static WcStatus forSent(int layer, int errorType, int errorCode) {
+  public static WcStatus forSent(int layer, int errorType, int errorCode) {
     if (layer == TerminateInfo.LAYER_DDP && errorType == 2 && errorCode == 0x05) {
       return WcStatus.LOC_LEN_ERR;
     }
@@ -105,7 +108,7 @@ final class TerminateStatus {
   }
 
   /** A readable name from the IANA RDDP registries. */
-  static String describe(int layer, int errorType, int errorCode) {
+  public static String describe(int layer, int errorType, int errorCode) {
     switch (layer) {
       case TerminateInfo.LAYER_RDMAP:
         return "RDMAP " + rdmap(errorType, errorCode);

@@ -1,5 +1,6 @@
-package io.iwarp4j.verbs;
+package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.verbs.QueuePair;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.Objects;
 
@@ -7,7 +8,7 @@ import java.util.Objects;
  * The one thread a {@link QueuePair}'s queue processing runs on: its connection's event loop.
  * A seam, so tests can run the loop side by hand.
  */
-interface QpLoop {
+public interface QpLoop {
 
   /** Whether the calling thread is this loop. */
   boolean inEventLoop();
