@@ -7,6 +7,7 @@
  */
 @SuppressWarnings("module") // the qualified exports name modules that are compiled later
 module io.iwarp4j.ddp {
+  requires io.iwarp4j.wire;
   requires transitive io.iwarp4j.mpa;
   requires org.slf4j;
 

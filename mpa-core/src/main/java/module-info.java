@@ -6,6 +6,7 @@
  * {@code MpaConnectionInfo}); applications use those and the verbs API, not the framers.
  */
 module io.iwarp4j.mpa {
+  requires transitive io.iwarp4j.wire;
   requires transitive io.netty.buffer;
   requires transitive io.netty.common;
   requires transitive io.netty.transport;

@@ -4,6 +4,7 @@
  */
 @SuppressWarnings("module") // the qualified export names a module that is compiled later
 module io.iwarp4j.rdmap {
+  requires io.iwarp4j.wire;
   requires transitive io.iwarp4j.ddp;
   requires org.slf4j;
 

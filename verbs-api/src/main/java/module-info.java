@@ -8,6 +8,7 @@
  * exported.
  */
 module io.iwarp4j.verbs {
+  requires io.iwarp4j.wire;
   requires transitive io.iwarp4j.mpa;
   requires transitive io.iwarp4j.ddp;
   requires io.iwarp4j.rdmap;

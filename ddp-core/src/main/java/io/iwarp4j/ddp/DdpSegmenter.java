@@ -2,6 +2,8 @@ package io.iwarp4j.ddp;
 
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.SmallBufferRing;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;

@@ -11,9 +11,13 @@ import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.RtrType;
 import io.iwarp4j.mpa.SmallBufferRing;
 import io.iwarp4j.mpa.TerminateClose;
-import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.TerminateMessage;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -672,10 +676,9 @@ public final class DdpStream implements UlpduListener {
       channel.close(closePromise);
       return closePromise;
     }
-    ByteBuf message = Unpooled.buffer(TerminateMessage.TERMINATED_DDP_HEADER_OFFSET
-        + UntaggedHeader.LENGTH + TerminateMessage.RDMA_HEADER_LENGTH);
+    ByteBuf message = Unpooled.buffer(TerminateMessage.MAX_LENGTH);
     try {
-      int msn = segmenter.nextMsn(TerminateMessage.TERMINATE_QN);
+      int msn = segmenter.nextMsn(RdmapOpcode.TERMINATE.queueNumber());
       if (ddpHeader == null) {
         TerminateMessage.write(message, msn, layer, errorType, errorCode);
       } else {
@@ -688,7 +691,7 @@ public final class DdpStream implements UlpduListener {
       ByteBuf rest = message.slice(UntaggedHeader.LENGTH,
           message.readableBytes() - UntaggedHeader.LENGTH);
       terminateSent = true;
-      segmenter.sendUntagged(rsvdUlp, TerminateMessage.TERMINATE_QN, rest, null);
+      segmenter.sendUntagged(rsvdUlp, RdmapOpcode.TERMINATE.queueNumber(), rest, null);
       sentTerminateLength = rest.readableBytes();
     } catch (RuntimeException e) {
       closed = true;

@@ -2,6 +2,8 @@ package io.iwarp4j.ddp;
 
 import io.iwarp4j.mpa.CopyCounters;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.UntaggedHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -15,6 +15,8 @@ import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;

@@ -18,6 +18,8 @@ import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaError;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -1,5 +1,6 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.RtrFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.time.Duration;
@@ -172,8 +173,8 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
   private void sendRtrAndSucceed(MpaConnectionInfo info, FpduFramer framer,
       MpaConnection connection) {
     if (info.rtr() != null) {
-      ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(info.rtr()));
-      RtrFrames.write(rtr, info.rtr());
+      ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(RtrOpcodes.of(info.rtr())));
+      RtrFrames.write(rtr, RtrOpcodes.of(info.rtr()));
       LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
       framer.write(rtr, null);
       framer.flush();

@@ -1,5 +1,7 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.ReadRequestHeader;
+import io.iwarp4j.wire.RtrFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
@@ -213,7 +215,7 @@ public final class MpaResponderHandler extends MpaStartupHandler {
         return;
       }
       state = State.DONE;
-      RtrType rtr = RtrFrames.match(ulpdu);
+      RtrType rtr = RtrOpcodes.of(RtrFrames.match(ulpdu));
       if (rtr == null || !reply.rtrTypes().contains(rtr)) {
         String reason = "the Initiator's first FPDU (" + ulpdu.length() + " octets, "
             + (rtr == null ? "not an RTR" : "a " + rtr + " RTR") + ") is none of the RTR options "
@@ -227,8 +229,8 @@ public final class MpaResponderHandler extends MpaStartupHandler {
       try {
         if (rtr == RtrType.READ) {
           ByteBuf resp = c.alloc().buffer(RtrFrames.READ_RESPONSE_LENGTH);
-          RtrFrames.writeReadResponse(resp, ulpdu.getInt(RtrFrames.READ_SINK_STAG_OFFSET),
-              ulpdu.getLong(RtrFrames.READ_SINK_TO_OFFSET));
+          RtrFrames.writeReadResponse(resp, ReadRequestHeader.sinkStag(ulpdu),
+              ReadRequestHeader.sinkTo(ulpdu));
           framer.write(resp, null);
           framer.flush();
         }

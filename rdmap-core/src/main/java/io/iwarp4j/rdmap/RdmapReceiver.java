@@ -1,18 +1,21 @@
 package io.iwarp4j.rdmap;
 
-import io.iwarp4j.ddp.DdpControl;
 import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStreamListener;
-import io.iwarp4j.ddp.TaggedHeader;
-import io.iwarp4j.ddp.UntaggedHeader;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.InvalidateResult;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.ImmediateDataHeader;
+import io.iwarp4j.wire.RdmapControl;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.TerminateMessage;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.slf4j.Logger;

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.mpa.MpaSettings;
-import io.iwarp4j.mpa.TerminateMessage;
+import io.iwarp4j.wire.TerminateMessage;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;

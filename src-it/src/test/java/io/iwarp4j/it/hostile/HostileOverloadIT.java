@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.iwarp4j.ddp.mem.AccessFlags;
-import io.iwarp4j.mpa.TerminateMessage;
+import io.iwarp4j.wire.TerminateMessage;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;

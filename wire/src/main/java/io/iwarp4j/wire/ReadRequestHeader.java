@@ -1,7 +1,5 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.ddp.UntaggedHeader;
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -136,7 +134,7 @@ public final class ReadRequestHeader {
    * @param segment the received DDP segment
    * @return the Data Sink STag of a received Read Request segment
    */
-  public static int sinkStag(Ulpdu segment) {
+  public static int sinkStag(SegmentBytes segment) {
     return segment.getInt(SINK_STAG_OFFSET);
   }
 
@@ -146,7 +144,7 @@ public final class ReadRequestHeader {
    * @param segment the received DDP segment
    * @return the Data Sink Tagged Offset of a received Read Request segment
    */
-  public static long sinkTo(Ulpdu segment) {
+  public static long sinkTo(SegmentBytes segment) {
     return segment.getLong(SINK_TO_OFFSET);
   }
 
@@ -156,7 +154,7 @@ public final class ReadRequestHeader {
    * @param segment the received DDP segment
    * @return the RDMARDSZ (unsigned) of a received Read Request segment
    */
-  public static int readSize(Ulpdu segment) {
+  public static int readSize(SegmentBytes segment) {
     return segment.getInt(RDMARDSZ_OFFSET);
   }
 
@@ -166,7 +164,7 @@ public final class ReadRequestHeader {
    * @param segment the received DDP segment
    * @return the Data Source STag of a received Read Request segment
    */
-  public static int srcStag(Ulpdu segment) {
+  public static int srcStag(SegmentBytes segment) {
     return segment.getInt(SRC_STAG_OFFSET);
   }
 
@@ -176,7 +174,7 @@ public final class ReadRequestHeader {
    * @param segment the received DDP segment
    * @return the Data Source Tagged Offset of a received Read Request segment
    */
-  public static long srcTo(Ulpdu segment) {
+  public static long srcTo(SegmentBytes segment) {
     return segment.getLong(SRC_TO_OFFSET);
   }
 }

@@ -1,6 +1,5 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.ddp.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 
 /**

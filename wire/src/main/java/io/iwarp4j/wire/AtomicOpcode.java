@@ -1,4 +1,4 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
 /**
  * The RFC 7306 Atomic Operation Codes (AOpCode, §5.2.1 Figure 5; IANA registry §10.1). 0x1 is

@@ -1,9 +1,7 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.iwarp4j.ddp.TaggedHeader;
-import io.iwarp4j.ddp.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

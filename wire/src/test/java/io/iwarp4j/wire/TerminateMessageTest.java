@@ -1,7 +1,8 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
-import static io.iwarp4j.mpa.StartupWire.hex;
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.wire.WireHex.buf;
+import static io.iwarp4j.wire.WireHex.hex;
+import static io.iwarp4j.wire.WireHex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -25,30 +26,27 @@ class TerminateMessageTest {
   @Test
   void mpaCrcErrorMatchesTheSpecVector() {
     ByteBuf b = Unpooled.buffer();
-    assertEquals(22, TerminateMessage.writeMpaError(b, 1, MpaError.CRC_MISMATCH));
-    byte[] ulpdu = StartupWire.bytes(b);
-    assertEquals(CRC_ERROR_ULPDU, toHex(ulpdu));
-    assertEquals("00 16 " + CRC_ERROR_ULPDU + " 7f e4 25 85",
-        toHex(StartupWire.fpdu(ulpdu, true)));
+    assertEquals(22, TerminateMessage.writeLlpError(b, 1, 0x02));
+    assertEquals(CRC_ERROR_ULPDU, toHex(b));
     b.release();
   }
 
   @Test
   void startupErrorsOfRfc6581() {
-    assertEquals("20 06 00 00", control(MpaError.INSUFFICIENT_IRD));
-    assertEquals("20 07 00 00", control(MpaError.NO_MATCHING_RTR));
-    assertEquals("20 05 00 00", control(MpaError.LOCAL_CATASTROPHIC));
+    assertEquals("20 06 00 00", control(0x06));
+    assertEquals("20 07 00 00", control(0x07));
+    assertEquals("20 05 00 00", control(0x05));
   }
 
   @Test
   void ddpErrorWithTheTerminatedHeaderMatchesTheReadmeExample() {
     ByteBuf b = Unpooled.buffer();
-    ByteBuf header = StartupWire.buf(SEND_HEADER);
+    ByteBuf header = buf(SEND_HEADER);
     int n = TerminateMessage.write(b, 1, 1, 2, 0x02, true, 0x0016, header, null);
     assertEquals(22 + 2 + 18, n);
     assertEquals(18, header.readableBytes(), "the header must not be consumed");
     assertEquals("41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00"
-        + " 12 02 c0 00 00 16 " + SEND_HEADER, toHex(StartupWire.bytes(b)));
+        + " 12 02 c0 00 00 16 " + SEND_HEADER, toHex(b));
     term.wrap(b, 0, b.readableBytes());
     assertNull(term.check());
     assertEquals(1, term.layer());
@@ -61,13 +59,13 @@ class TerminateMessageTest {
     assertEquals(24, term.terminatedDdpHeaderIndex());
     assertEquals(18, term.terminatedDdpHeaderLength());
     assertEquals(42, term.expectedLength());
-    assertNull(term.mpaError());
+    assertEquals(-1, term.llpErrorCode());
     b.release();
   }
 
   @Test
   void readRequestTerminateCarriesBothHeaders() {
-    ByteBuf readHeader = StartupWire.buf(
+    ByteBuf readHeader = buf(
         "41 41 00 00 00 00 00 00 00 01 00 00 00 07 00 00 00 00");
     ByteBuf rdma = Unpooled.buffer(28);
     for (int i = 0; i < 28; i++) {
@@ -91,7 +89,7 @@ class TerminateMessageTest {
   @Test
   void taggedTerminatedHeaderIsFourteenOctets() {
     ByteBuf b = Unpooled.buffer();
-    ByteBuf writeHeader = StartupWire.buf("c1 40 00 00 12 34 00 00 00 00 00 00 10 00");
+    ByteBuf writeHeader = buf("c1 40 00 00 12 34 00 00 00 00 00 00 10 00");
     int n = TerminateMessage.write(b, 1, 1, 1, 0x00, true, 1038, writeHeader, null);
     assertEquals(22 + 2 + 14, n);
     term.wrap(b, 0, n);
@@ -104,9 +102,9 @@ class TerminateMessageTest {
   void writerRejectsInconsistentHeaders() {
     ByteBuf b = Unpooled.buffer();
     assertThrows(IllegalArgumentException.class, () -> TerminateMessage.write(b, 1, 1, 2, 2,
-        true, 0, StartupWire.buf("c1 40 00 00"), null));
+        true, 0, buf("c1 40 00 00"), null));
     assertThrows(IllegalArgumentException.class, () -> TerminateMessage.write(b, 1, 1, 2, 2,
-        true, 0, StartupWire.buf(SEND_HEADER), StartupWire.buf("00")));
+        true, 0, buf(SEND_HEADER), buf("00")));
     assertThrows(IllegalArgumentException.class, () -> TerminateMessage.write(b, 1, 16, 0, 0));
     assertThrows(IllegalArgumentException.class, () -> TerminateMessage.write(b, 1, 0, 0, 256));
     b.release();
@@ -114,34 +112,35 @@ class TerminateMessageTest {
 
   @Test
   void decodesMpaErrorsIncludingChelsiosEtype() {
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU), 0, 22);
+    term.wrap(buf(CRC_ERROR_ULPDU), 0, 22);
     assertNull(term.check());
     assertEquals(2, term.queueNumber());
     assertEquals(1, term.msn());
-    assertEquals(MpaError.CRC_MISMATCH, term.mpaError());
+    assertEquals(0x02, term.llpErrorCode());
     assertEquals(22, term.expectedLength());
     assertThrows(IllegalStateException.class, term::ddpSegmentLength);
 
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "23 03 00 00")), 0, 22);
-    assertEquals(MpaError.MARKER_MISMATCH, term.mpaError());
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "21 02 00 00")), 0, 22);
-    assertNull(term.mpaError());
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "20 99 00 00")), 0, 22);
-    assertNull(term.mpaError());
+    term.wrap(buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "23 03 00 00")), 0, 22);
+    assertEquals(0x03, term.llpErrorCode());
+    term.wrap(buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "21 02 00 00")), 0, 22);
+    assertEquals(-1, term.llpErrorCode());
+    // A code MPA does not define is still reported; MpaError.of maps it to null.
+    term.wrap(buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "20 99 00 00")), 0, 22);
+    assertEquals(0x99, term.llpErrorCode());
   }
 
   @Test
   void checkNamesWhatIsWrong() {
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU), 0, 21);
+    term.wrap(buf(CRC_ERROR_ULPDU), 0, 21);
     assertTrue(term.check().contains("shorter than 22"));
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU.replace("00 00 00 02", "00 00 00 01")), 0, 22);
+    term.wrap(buf(CRC_ERROR_ULPDU.replace("00 00 00 02", "00 00 00 01")), 0, 22);
     assertTrue(term.check().contains("QN 1"));
-    term.wrap(StartupWire.buf("41 43" + CRC_ERROR_ULPDU.substring(5)), 0, 22);
+    term.wrap(buf("41 43" + CRC_ERROR_ULPDU.substring(5)), 0, 22);
     assertTrue(term.check().contains("Terminate"));
-    term.wrap(StartupWire.buf("c1" + CRC_ERROR_ULPDU.substring(2)), 0, 22);
+    term.wrap(buf("c1" + CRC_ERROR_ULPDU.substring(2)), 0, 22);
     assertTrue(term.check().contains("untagged"));
     // D=1 announced but the header is missing
-    term.wrap(StartupWire.buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "12 02 c0 00")
+    term.wrap(buf(CRC_ERROR_ULPDU.replace("20 02 00 00", "12 02 c0 00")
         + " 00 16 41 43 00 00"), 0, 28);
     assertTrue(term.check().contains("shorter than the 42"), term.check());
   }
@@ -152,15 +151,15 @@ class TerminateMessageTest {
     assertEquals(22, TerminateMessage.DDP_SEGMENT_LENGTH_OFFSET);
     assertEquals(24, TerminateMessage.TERMINATED_DDP_HEADER_OFFSET);
     byte[] all = hex(CRC_ERROR_ULPDU);
-    assertEquals(0x47, all[TerminateMessage.RDMAP_CONTROL_OFFSET]);
-    assertEquals(2, all[TerminateMessage.QN_OFFSET + 3]);
-    assertEquals(1, all[TerminateMessage.MSN_OFFSET + 3]);
+    assertEquals(0x47, all[RdmapControl.OFFSET]);
+    assertEquals(2, all[UntaggedHeader.QN_OFFSET + 3]);
+    assertEquals(1, all[UntaggedHeader.MSN_OFFSET + 3]);
   }
 
-  private static String control(MpaError e) {
+  private static String control(int mpaErrorCode) {
     ByteBuf b = Unpooled.buffer();
-    TerminateMessage.writeMpaError(b, 1, e);
-    String s = toHex(StartupWire.bytes(b)).substring(3 * 18);
+    TerminateMessage.writeLlpError(b, 1, mpaErrorCode);
+    String s = toHex(b).substring(3 * 18);
     b.release();
     return s;
   }

@@ -1,6 +1,5 @@
-package io.iwarp4j.ddp;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -149,7 +148,7 @@ public final class UntaggedHeader {
    * @param segment the received DDP segment
    * @return the RsvdULP (40 bits) of a received untagged segment
    */
-  public static long rsvdUlp(Ulpdu segment) {
+  public static long rsvdUlp(SegmentBytes segment) {
     return ((long) segment.getUnsignedByte(RSVD_ULP_OFFSET) << 32)
         | (segment.getInt(RSVD_ULP_OFFSET + 1) & 0xFFFF_FFFFL);
   }
@@ -160,7 +159,7 @@ public final class UntaggedHeader {
    * @param segment the received DDP segment
    * @return the Queue Number of a received untagged segment
    */
-  public static int queueNumber(Ulpdu segment) {
+  public static int queueNumber(SegmentBytes segment) {
     return segment.getInt(QN_OFFSET);
   }
 
@@ -170,7 +169,7 @@ public final class UntaggedHeader {
    * @param segment the received DDP segment
    * @return the Message Sequence Number of a received untagged segment
    */
-  public static int msn(Ulpdu segment) {
+  public static int msn(SegmentBytes segment) {
     return segment.getInt(MSN_OFFSET);
   }
 
@@ -180,7 +179,7 @@ public final class UntaggedHeader {
    * @param segment the received DDP segment
    * @return the Message Offset of a received untagged segment
    */
-  public static int messageOffset(Ulpdu segment) {
+  public static int messageOffset(SegmentBytes segment) {
     return segment.getInt(MO_OFFSET);
   }
 }

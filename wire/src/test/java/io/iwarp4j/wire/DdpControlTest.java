@@ -1,4 +1,4 @@
-package io.iwarp4j.ddp;
+package io.iwarp4j.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
 /**
  * The RDMAP opcodes (RFC 5040 §4.1 Figure 4, RFC 7306 §4.1) with how each uses DDP: tagged or

@@ -1,6 +1,5 @@
-package io.iwarp4j.ddp;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -98,7 +97,7 @@ public final class DdpControl {
    * @param segment the received DDP segment
    * @return the control octet of a received segment
    */
-  public static int get(Ulpdu segment) {
+  public static int get(SegmentBytes segment) {
     return segment.getUnsignedByte(OFFSET);
   }
 }

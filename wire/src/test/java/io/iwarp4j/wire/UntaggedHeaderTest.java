@@ -1,11 +1,10 @@
-package io.iwarp4j.ddp;
+package io.iwarp4j.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class UntaggedHeaderTest {
   })
   void specRowDecodesAndReencodes(String hex, String rsvdUlpHex, int qn, int msn, int mo) {
     long rsvdUlp = Long.parseLong(rsvdUlpHex, 16);
-    ByteBuf wire = Hex.buf(hex);
+    ByteBuf wire = WireHex.buf(hex);
     try {
       int ctl = DdpControl.get(wire, 0);
       assertFalse(DdpControl.isTagged(ctl));
@@ -40,9 +39,9 @@ class UntaggedHeaderTest {
       assertEquals(msn, UntaggedHeader.msn(wire, 0));
       assertEquals(mo, UntaggedHeader.messageOffset(wire, 0));
 
-      // Every cut position: the Ulpdu accessors must read the same fields across pieces.
+      // Every cut position: the SegmentBytes accessors must read the same fields across pieces.
       for (int cut = 1; cut < UntaggedHeader.LENGTH; cut++) {
-        Ulpdu seg = Hex.ulpdu(wire, cut);
+        SegmentBytes seg = WireHex.segment(wire, cut);
         assertEquals(rsvdUlp, UntaggedHeader.rsvdUlp(seg), "cut " + cut);
         assertEquals(qn, UntaggedHeader.queueNumber(seg), "cut " + cut);
         assertEquals(msn, UntaggedHeader.msn(seg), "cut " + cut);
@@ -60,12 +59,12 @@ class UntaggedHeaderTest {
     ByteBuf out = Unpooled.buffer();
     try {
       UntaggedHeader.write(out, false, UntaggedHeader.RSVD_ULP_MAX, -1, 0x8000_0000, -2);
-      assertEquals("01ffffffffffffffffff80000000fffffffe", Hex.of(out));
+      assertEquals("01ffffffffffffffffff80000000fffffffe", WireHex.of(out));
       assertEquals(UntaggedHeader.RSVD_ULP_MAX, UntaggedHeader.rsvdUlp(out, 0));
       assertEquals(-1, UntaggedHeader.queueNumber(out, 0));
       assertEquals(0x8000_0000, UntaggedHeader.msn(out, 0));
       assertEquals(-2, UntaggedHeader.messageOffset(out, 0));
-      Ulpdu seg = Hex.ulpdu(out, 2, 7);
+      SegmentBytes seg = WireHex.segment(out, 2, 7);
       assertEquals(UntaggedHeader.RSVD_ULP_MAX, UntaggedHeader.rsvdUlp(seg));
     } finally {
       out.release();
@@ -90,7 +89,7 @@ class UntaggedHeaderTest {
     ByteBuf out = Unpooled.buffer();
     try {
       UntaggedHeader.write(out, last, rsvdUlp, qn, msn, mo);
-      assertEquals(Hex.of(wire.slice(wire.readerIndex(), UntaggedHeader.LENGTH)), Hex.of(out));
+      assertEquals(WireHex.of(wire.slice(wire.readerIndex(), UntaggedHeader.LENGTH)), WireHex.of(out));
     } finally {
       out.release();
     }

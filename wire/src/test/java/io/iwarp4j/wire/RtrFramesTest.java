@@ -1,6 +1,6 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.wire.WireHex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -20,36 +20,36 @@ class RtrFramesTest {
 
   @Test
   void sendRtr() {
-    assertEquals(SEND, write(RtrType.SEND));
+    assertEquals(SEND, write(RdmapOpcode.SEND));
   }
 
   @Test
   void writeRtr() {
-    assertEquals(WRITE, write(RtrType.WRITE));
+    assertEquals(WRITE, write(RdmapOpcode.RDMA_WRITE));
   }
 
   @Test
   void readRtr() {
-    assertEquals(READ, write(RtrType.READ));
-    assertEquals(46, RtrFrames.length(RtrType.READ));
+    assertEquals(READ, write(RdmapOpcode.RDMA_READ_REQUEST));
+    assertEquals(46, RtrFrames.length(RdmapOpcode.RDMA_READ_REQUEST));
   }
 
   @Test
   void readResponseCarriesTheSinkStagAndTo() {
     ByteBuf b = Unpooled.buffer();
     assertEquals(14, RtrFrames.writeReadResponse(b, 0x11fe7900, 0x56291da5b130L));
-    assertEquals("c1 42 11 fe 79 00 00 00 56 29 1d a5 b1 30", toHex(StartupWire.bytes(b)));
+    assertEquals("c1 42 11 fe 79 00 00 00 56 29 1d a5 b1 30", toHex(b));
     b.release();
   }
 
   @Test
   void eachRtrMatchesItsType() {
-    assertEquals(RtrType.SEND, match(SEND));
-    assertEquals(RtrType.WRITE, match(WRITE));
-    assertEquals(RtrType.READ, match(READ));
+    assertEquals(RdmapOpcode.SEND, match(SEND));
+    assertEquals(RdmapOpcode.RDMA_WRITE, match(WRITE));
+    assertEquals(RdmapOpcode.RDMA_READ_REQUEST, match(READ));
     // siw's Write RTR with STag 1 (mpa.md §9.3), and reserved bits set, still match.
-    assertEquals(RtrType.WRITE, match("c1 40 00 00 00 01 00 00 00 00 00 00 00 00"));
-    assertEquals(RtrType.WRITE, match("fd 70 00 00 00 01 00 00 00 00 00 00 00 00"));
+    assertEquals(RdmapOpcode.RDMA_WRITE, match("c1 40 00 00 00 01 00 00 00 00 00 00 00 00"));
+    assertEquals(RdmapOpcode.RDMA_WRITE, match("fd 70 00 00 00 01 00 00 00 00 00 00 00 00"));
   }
 
   @Test
@@ -64,8 +64,8 @@ class RtrFramesTest {
     assertNull(match(WRITE + " 00"));
     assertNull(match("c1 00 00 00 00 00 00 00 00 00 00 00 00 00"));
     // Read with a non-zero size
-    assertNull(match(withOctet(READ, RtrFrames.READ_SIZE_OFFSET + 3, 0x40)));
-    assertEquals(RtrType.READ, match(withOctet(READ, RtrFrames.READ_SINK_STAG_OFFSET, 0x12)));
+    assertNull(match(withOctet(READ, ReadRequestHeader.RDMARDSZ_OFFSET + 3, 0x40)));
+    assertEquals(RdmapOpcode.RDMA_READ_REQUEST, match(withOctet(READ, ReadRequestHeader.SINK_STAG_OFFSET, 0x12)));
     assertNull(match("41"));
   }
 
@@ -76,34 +76,33 @@ class RtrFramesTest {
     assertFalse(RtrFrames.isZeroLengthReadResponse(view(READ_RESPONSE + " 00")));
   }
 
-  private static String write(RtrType t) {
+  private static String write(RdmapOpcode t) {
     ByteBuf b = Unpooled.buffer();
     int n = RtrFrames.write(b, t);
     assertEquals(n, b.readableBytes());
     assertEquals(RtrFrames.length(t), n);
-    String s = toHex(StartupWire.bytes(b));
+    String s = toHex(b);
     b.release();
     return s;
   }
 
   private static String withOctet(String hex, int index, int value) {
-    byte[] b = StartupWire.hex(hex);
+    byte[] b = WireHex.hex(hex);
     b[index] = (byte) value;
     return toHex(b);
   }
 
-  private static RtrType match(String hex) {
+  private static RdmapOpcode match(String hex) {
     return RtrFrames.match(view(hex));
   }
 
-  /** A ULPDU view split into 3-octet pieces, to exercise reads across pieces. */
-  static Ulpdu view(String hex) {
-    ByteBuf b = StartupWire.buf(hex);
-    Ulpdu u = new Ulpdu(2);
-    for (int i = 0; i < b.readableBytes(); i += 3) {
-      u.addPiece(b.copy(i, Math.min(3, b.readableBytes() - i)), 0,
-          Math.min(3, b.readableBytes() - i));
+  /** A received segment split into 3-octet pieces, to exercise reads across pieces. */
+  static SegmentBytes view(String hex) {
+    ByteBuf b = WireHex.buf(hex);
+    int[] cuts = new int[(b.readableBytes() - 1) / 3];
+    for (int i = 0; i < cuts.length; i++) {
+      cuts[i] = 3 * (i + 1);
     }
-    return u;
+    return WireHex.segment(b, cuts);
   }
 }

@@ -1,4 +1,4 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
 import io.netty.buffer.ByteBuf;
 import java.util.Objects;
@@ -16,11 +16,11 @@ import java.util.Objects;
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |                     RsvdULP (0)                               |   2
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |                     QN = 2                                    |   QN_OFFSET 6
+ * |                     QN = 2                                    |   6
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |                     MSN                                       |   MSN_OFFSET 10
+ * |                     MSN                                       |   10
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |                     MO = 0                                    |   MO_OFFSET 14
+ * |                     MO = 0                                    |   14
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * | Layer | EType |  Error Code   |M|D|R|   Reserved (13, = 0)    |   TERMINATE_CONTROL_OFFSET 18
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
@@ -35,43 +35,35 @@ import java.util.Objects;
  * M: the DDP Segment Length is valid; D: the DDP header (and the length field) is included;
  * R: the RDMA header is included. An LLP (MPA) error is Layer 2 / EType 0 with no headers
  * (HdrCt 000), e.g. {@code 20 02 00 00} for a CRC error. Chelsio sends MPA errors with EType 3;
- * {@link #mpaError()} accepts both.
+ * {@link #llpErrorCode()} accepts both.
  *
  * <p>Reading: {@link #wrap} a buffer holding the ULPDU, call {@link #check()}, then the
- * accessors. A Terminate is at most 70 octets and arrives once per stream, so a receiver that
- * holds it as a {@link Ulpdu} copies it into a small buffer first.
+ * accessors. A Terminate is at most {@link #MAX_LENGTH} (70) octets and arrives once per stream, so a receiver that
+ * holds it as a {@link SegmentBytes} view copies it into a small buffer first.
  */
 public final class TerminateMessage {
-  /** Offset of the DDP control octet. */
-  public static final int DDP_CONTROL_OFFSET = 0;
-  /** Offset of the RDMAP control octet. */
-  public static final int RDMAP_CONTROL_OFFSET = 1;
-  /** Offset of the QN field. */
-  public static final int QN_OFFSET = 6;
-  /** Offset of the MSN field. */
-  public static final int MSN_OFFSET = 10;
-  /** Offset of the MO field. */
-  public static final int MO_OFFSET = 14;
-  /** Offset of the Terminate Control field (Layer/EType octet). */
-  public static final int TERMINATE_CONTROL_OFFSET = 18;
+  /** Offset of the Terminate Control field (Layer/EType octet), after the untagged header. */
+  public static final int TERMINATE_CONTROL_OFFSET = UntaggedHeader.LENGTH;
   /** Offset of the Error Code octet. */
-  public static final int ERROR_CODE_OFFSET = 19;
+  public static final int ERROR_CODE_OFFSET = TERMINATE_CONTROL_OFFSET + 1;
   /** Offset of the HdrCt (M/D/R) octet. */
-  public static final int HDRCT_OFFSET = 20;
+  public static final int HDRCT_OFFSET = TERMINATE_CONTROL_OFFSET + 2;
   /** Offset of the DDP Segment Length when D=1. */
-  public static final int DDP_SEGMENT_LENGTH_OFFSET = 22;
+  public static final int DDP_SEGMENT_LENGTH_OFFSET = TERMINATE_CONTROL_OFFSET + 4;
   /** Offset of the Terminated DDP Header when D=1. */
-  public static final int TERMINATED_DDP_HEADER_OFFSET = 24;
+  public static final int TERMINATED_DDP_HEADER_OFFSET = DDP_SEGMENT_LENGTH_OFFSET + 2;
   /** Length of a Terminate with no headers (DDP header + Terminate Control + Reserved). */
-  public static final int MIN_LENGTH = 22;
-  /** Length of the Terminated RDMA Header. */
-  public static final int RDMA_HEADER_LENGTH = 28;
-  /** Length of a tagged DDP header. */
-  public static final int TAGGED_DDP_HEADER_LENGTH = 14;
-  /** Length of an untagged DDP header. */
-  public static final int UNTAGGED_DDP_HEADER_LENGTH = 18;
-  /** The Terminate queue. */
-  public static final int TERMINATE_QN = 2;
+  public static final int MIN_LENGTH = DDP_SEGMENT_LENGTH_OFFSET;
+  /**
+   * Length of the Terminated RDMA Header: the RDMAP header of the terminated message, which
+   * RFC 5040 §4.8 sends only for a Read Request (28 octets).
+   */
+  public static final int RDMA_HEADER_LENGTH = ReadRequestHeader.LENGTH;
+  /** The longest Terminate: both headers, the DDP one untagged (70 octets). */
+  public static final int MAX_LENGTH =
+      TERMINATED_DDP_HEADER_OFFSET + UntaggedHeader.LENGTH + RDMA_HEADER_LENGTH;
+  /** The longest Terminate after its own DDP header: what the Terminate queue must take (52). */
+  public static final int MAX_MESSAGE_LENGTH = MAX_LENGTH - UntaggedHeader.LENGTH;
 
   /** HdrCt M: DDP Segment Length valid. */
   public static final int HDRCT_M = 0x80;
@@ -86,14 +78,18 @@ public final class TerminateMessage {
   public static final int LAYER_DDP = 1;
   /** Terminate layer LLP (MPA). */
   public static final int LAYER_LLP = 2;
+  /** The EType of an MPA error under Layer 2 (RFC 6581 §8). */
+  public static final int ERROR_TYPE_MPA = 0;
   /** The EType Chelsio uses for MPA errors (RFC: 0). */
   public static final int CHELSIO_MPA_ERROR_TYPE = 3;
 
-  private static final int UNTAGGED_LAST = 0x41;
-  private static final int RDMAP_TERMINATE = 0x47;
-  private static final int DDP_CHECK_MASK = 0xC3;
-  private static final int RDMAP_CHECK_MASK = 0xCF;
-  private static final int DDP_T = 0x80;
+  private static final int UNTAGGED_LAST = DdpControl.encode(false, true);
+  private static final int RDMAP_TERMINATE = RdmapControl.encode(RdmapOpcode.TERMINATE);
+  /** T, L and DV; the reserved bits are not checked. */
+  private static final int DDP_CHECK_MASK = DdpControl.T_BIT | DdpControl.L_BIT | DdpControl.DV_MASK;
+  /** RV and opcode; the reserved bits are not checked. */
+  private static final int RDMAP_CHECK_MASK = RdmapControl.RV_MASK | RdmapControl.OPCODE_MASK;
+  private static final int TERMINATE_QN = RdmapOpcode.TERMINATE.queueNumber();
 
   private ByteBuf buf;
   private int offset;
@@ -126,18 +122,18 @@ public final class TerminateMessage {
     if (length < MIN_LENGTH) {
       return "Terminate of " + length + " octets is shorter than " + MIN_LENGTH;
     }
-    if ((buf.getUnsignedByte(offset + DDP_CONTROL_OFFSET) & DDP_CHECK_MASK) != UNTAGGED_LAST) {
+    if ((buf.getUnsignedByte(offset + DdpControl.OFFSET) & DDP_CHECK_MASK) != UNTAGGED_LAST) {
       return "not an untagged last DDP segment of version 1";
     }
-    if ((buf.getUnsignedByte(offset + RDMAP_CONTROL_OFFSET) & RDMAP_CHECK_MASK)
+    if ((buf.getUnsignedByte(offset + RdmapControl.OFFSET) & RDMAP_CHECK_MASK)
         != RDMAP_TERMINATE) {
       return "not an RDMAP version 1 Terminate";
     }
     if (queueNumber() != TERMINATE_QN) {
       return "Terminate on QN " + queueNumber() + " instead of 2";
     }
-    if (buf.getInt(offset + MO_OFFSET) != 0) {
-      return "Terminate with MO " + buf.getInt(offset + MO_OFFSET) + " instead of 0";
+    if (buf.getInt(offset + UntaggedHeader.MO_OFFSET) != 0) {
+      return "Terminate with MO " + buf.getInt(offset + UntaggedHeader.MO_OFFSET) + " instead of 0";
     }
     if (ddpHeaderIncluded() && length < TERMINATED_DDP_HEADER_OFFSET + 1) {
       return "D=1 but no room for the DDP Segment Length and header";
@@ -172,7 +168,7 @@ public final class TerminateMessage {
    * @return the QN field
    */
   public int queueNumber() {
-    return buf.getInt(offset + QN_OFFSET);
+    return buf.getInt(offset + UntaggedHeader.QN_OFFSET);
   }
 
   /**
@@ -181,7 +177,7 @@ public final class TerminateMessage {
    * @return the MSN field
    */
   public int msn() {
-    return buf.getInt(offset + MSN_OFFSET);
+    return buf.getInt(offset + UntaggedHeader.MSN_OFFSET);
   }
 
   /**
@@ -265,8 +261,8 @@ public final class TerminateMessage {
    */
   public int terminatedDdpHeaderLength() {
     requireD();
-    boolean tagged = (buf.getUnsignedByte(offset + TERMINATED_DDP_HEADER_OFFSET) & DDP_T) != 0;
-    return tagged ? TAGGED_DDP_HEADER_LENGTH : UNTAGGED_DDP_HEADER_LENGTH;
+    boolean tagged = (buf.getUnsignedByte(offset + TERMINATED_DDP_HEADER_OFFSET) & DdpControl.T_BIT) != 0;
+    return tagged ? TaggedHeader.LENGTH : UntaggedHeader.LENGTH;
   }
 
   /**
@@ -290,34 +286,33 @@ public final class TerminateMessage {
   }
 
   /**
-   * The MPA error this Terminate reports: Layer 2 with EType 0 (RFC 6581 §8) or 3 (Chelsio),
-   * and a known code. Null for any other Terminate.
+   * The Error Code of an MPA error: Layer 2 with EType 0 (RFC 6581 §8) or 3 (Chelsio). -1 for
+   * any other Terminate.
    *
-   * @return the MPA error this Terminate reports: Layer 2 with EType 0 (RFC 6581 §8) or 3
-   *     (Chelsio), and a known code
+   * @return the Error Code of an LLP (MPA) error, or -1
    */
-  public MpaError mpaError() {
+  public int llpErrorCode() {
     if (layer() != LAYER_LLP) {
-      return null;
+      return -1;
     }
     int etype = errorType();
-    if (etype != MpaError.TERMINATE_ERROR_TYPE && etype != CHELSIO_MPA_ERROR_TYPE) {
-      return null;
+    if (etype != ERROR_TYPE_MPA && etype != CHELSIO_MPA_ERROR_TYPE) {
+      return -1;
     }
-    return MpaError.ofCode(errorCode());
+    return errorCode();
   }
 
   /**
-   * Writes the Terminate for an MPA error: Layer 2, EType 0, the error's code, HdrCt 000
+   * Writes the Terminate for an MPA error: Layer 2, EType 0, {@code errorCode}, HdrCt 000
    * (RFC 5040 Figure 10: LLP errors carry no headers). 22 octets.
    *
    * @param out the buffer to append to
    * @param msn the message sequence number
-   * @param error the error
+   * @param errorCode the MPA error code (RFC 5044 §8, RFC 6581 §8)
    * @return the number of octets written
    */
-  public static int writeMpaError(ByteBuf out, int msn, MpaError error) {
-    return write(out, msn, MpaError.TERMINATE_LAYER, MpaError.TERMINATE_ERROR_TYPE, error.code());
+  public static int writeLlpError(ByteBuf out, int msn, int errorCode) {
+    return write(out, msn, LAYER_LLP, ERROR_TYPE_MPA, errorCode);
   }
 
   /**
@@ -359,8 +354,8 @@ public final class TerminateMessage {
           + " does not fit 16 bits");
     }
     int ddpLen = ddpHeader.readableBytes();
-    int expectedDdp = ddpLen > 0 && (ddpHeader.getUnsignedByte(ddpHeader.readerIndex()) & DDP_T)
-        != 0 ? TAGGED_DDP_HEADER_LENGTH : UNTAGGED_DDP_HEADER_LENGTH;
+    int expectedDdp = ddpLen > 0 && (ddpHeader.getUnsignedByte(ddpHeader.readerIndex()) & DdpControl.T_BIT)
+        != 0 ? TaggedHeader.LENGTH : UntaggedHeader.LENGTH;
     if (ddpLen != expectedDdp) {
       throw new IllegalArgumentException("terminated DDP header has " + ddpLen
           + " octets; its T bit says " + expectedDdp);
@@ -390,12 +385,8 @@ public final class TerminateMessage {
     if (errorCode < 0 || errorCode > 0xFF) {
       throw new IllegalArgumentException("error code " + errorCode + " does not fit 8 bits");
     }
-    out.writeByte(UNTAGGED_LAST);
-    out.writeByte(RDMAP_TERMINATE);
-    out.writeInt(0);
-    out.writeInt(TERMINATE_QN);
-    out.writeInt(msn);
-    out.writeInt(0);
+    UntaggedHeader.write(out, true, RdmapControl.untaggedRsvdUlp(RdmapOpcode.TERMINATE, 0),
+        TERMINATE_QN, msn, 0);
     out.writeByte(layer << 4 | errorType);
     out.writeByte(errorCode);
     out.writeByte(hdrCt);

@@ -1,6 +1,5 @@
-package io.iwarp4j.ddp;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -121,7 +120,7 @@ public final class TaggedHeader {
    * @param segment the received DDP segment
    * @return the RsvdULP of a received tagged segment
    */
-  public static int rsvdUlp(Ulpdu segment) {
+  public static int rsvdUlp(SegmentBytes segment) {
     return segment.getUnsignedByte(RSVD_ULP_OFFSET);
   }
 
@@ -131,7 +130,7 @@ public final class TaggedHeader {
    * @param segment the received DDP segment
    * @return the STag of a received tagged segment
    */
-  public static int stag(Ulpdu segment) {
+  public static int stag(SegmentBytes segment) {
     return segment.getInt(STAG_OFFSET);
   }
 
@@ -141,7 +140,7 @@ public final class TaggedHeader {
    * @param segment the received DDP segment
    * @return the Tagged Offset of a received tagged segment
    */
-  public static long taggedOffset(Ulpdu segment) {
+  public static long taggedOffset(SegmentBytes segment) {
     return segment.getLong(TO_OFFSET);
   }
 }

@@ -1,4 +1,4 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
 import io.netty.buffer.ByteBuf;
 

@@ -1,7 +1,5 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.ddp.UntaggedHeader;
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -48,7 +46,7 @@ public final class ImmediateDataHeader {
    * @param segment the received untagged segment, at least {@link #SEGMENT_LENGTH} octets
    * @return the immediate data
    */
-  public static long data(Ulpdu segment) {
+  public static long data(SegmentBytes segment) {
     return segment.getLong(UntaggedHeader.LENGTH);
   }
 }

@@ -1,4 +1,4 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
 import io.netty.buffer.ByteBuf;
 
@@ -16,30 +16,30 @@ import io.netty.buffer.ByteBuf;
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |          RsvdULP (Invalidate STag, 0)                         |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          QN = 0                                               |   QN_OFFSET 6
+ * |          QN = 0                                               |   6
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          MSN = 1                                              |   MSN_OFFSET 10
+ * |          MSN = 1                                              |   10
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          MO = 0                                               |   MO_OFFSET 14
+ * |          MO = 0                                               |   14
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *
  * RDMA Write RTR (tagged), 14 octets: c1 40 | STag 0 | TO 0 (zero length: neither is checked)
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |1|1| Rsvd  |0 1|0 1|Rsv|0 0 0 0|
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          STag                                                 |   STAG_OFFSET 2
+ * |          STag                                                 |   2
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          TO (64 bits)                                         |   TO_OFFSET 6
+ * |          TO (64 bits)                                         |   6
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *
  * RDMA Read RTR (untagged, QN 1, MSN 1), 46 octets: 41 41, RsvdULP 0, QN 1, MSN 1, MO 0, then
  * the 28-octet Read Request header, all zero:
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          Data Sink STag                                       |   READ_SINK_STAG_OFFSET 18
+ * |          Data Sink STag                                       |   18
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          Data Sink Tagged Offset (64 bits)                    |   READ_SINK_TO_OFFSET 22
+ * |          Data Sink Tagged Offset (64 bits)                    |   22
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |          RDMA Read Message Size = 0                           |   READ_SIZE_OFFSET 30
+ * |          RDMA Read Message Size = 0                           |   30
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |          Data Source STag                                     |   34
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
@@ -51,93 +51,71 @@ import io.netty.buffer.ByteBuf;
  *
  * Linux siw consumes a Write RTR with STag 0 or 1 silently and answers a Read RTR with a
  * zero-length Read Response (FINDINGS §5). Receivers check T, L, DV, RV, the opcode, QN, MSN,
- * MO, the length, and the Read size; reserved bits are ignored.
+ * MO, the length, and the Read size; reserved bits are ignored. The field offsets are those of
+ * {@link UntaggedHeader}, {@link TaggedHeader} and {@link ReadRequestHeader}; an RTR is named
+ * by the {@link RdmapOpcode} it is a zero-length message of (MPA maps its RTR types onto these).
  */
 public final class RtrFrames {
   /** Length of the Send RTR. */
-  public static final int SEND_LENGTH = 18;
+  public static final int SEND_LENGTH = UntaggedHeader.LENGTH;
   /** Length of the RDMA Write RTR. */
-  public static final int WRITE_LENGTH = 14;
+  public static final int WRITE_LENGTH = TaggedHeader.LENGTH;
   /** Length of the RDMA Read RTR (a Read Request). */
-  public static final int READ_REQUEST_LENGTH = 46;
+  public static final int READ_REQUEST_LENGTH = UntaggedHeader.LENGTH + ReadRequestHeader.LENGTH;
   /** Length of the zero-length Read Response. */
-  public static final int READ_RESPONSE_LENGTH = 14;
+  public static final int READ_RESPONSE_LENGTH = TaggedHeader.LENGTH;
 
-  /** Offset of the DDP control octet. */
-  public static final int DDP_CONTROL_OFFSET = 0;
-  /** Offset of the RDMAP control octet. */
-  public static final int RDMAP_CONTROL_OFFSET = 1;
-  /** Offset of the STag of a tagged header. */
-  public static final int STAG_OFFSET = 2;
-  /** Offset of the TO of a tagged header. */
-  public static final int TO_OFFSET = 6;
-  /** Offset of QN in an untagged header. */
-  public static final int QN_OFFSET = 6;
-  /** Offset of MSN in an untagged header. */
-  public static final int MSN_OFFSET = 10;
-  /** Offset of MO in an untagged header. */
-  public static final int MO_OFFSET = 14;
-  /** Offset of the Read Request's Data Sink STag. */
-  public static final int READ_SINK_STAG_OFFSET = 18;
-  /** Offset of the Read Request's Data Sink Tagged Offset. */
-  public static final int READ_SINK_TO_OFFSET = 22;
-  /** Offset of the Read Request's RDMA Read Message Size. */
-  public static final int READ_SIZE_OFFSET = 30;
-
-  /** The queue and message number every untagged RTR uses (the first message of its queue). */
+  /** The message number every untagged RTR uses (the first message of its queue). */
   public static final int RTR_MSN = 1;
 
-  private static final int UNTAGGED_LAST = 0x41;
-  private static final int TAGGED_LAST = 0xC1;
   /** T, L and DV of the DDP control octet; the Rsvd bits are not checked. */
-  private static final int DDP_CHECK_MASK = 0xC3;
+  private static final int DDP_CHECK_MASK = DdpControl.T_BIT | DdpControl.L_BIT | DdpControl.DV_MASK;
   /** RV and opcode of the RDMAP control octet; the reserved bits are not checked. */
-  private static final int RDMAP_CHECK_MASK = 0xCF;
-  private static final int RDMAP_V1 = 0x40;
-  private static final int OP_WRITE = 0x0;
-  private static final int OP_READ_REQUEST = 0x1;
-  private static final int OP_READ_RESPONSE = 0x2;
-  private static final int OP_SEND = 0x3;
+  private static final int RDMAP_CHECK_MASK = RdmapControl.RV_MASK | RdmapControl.OPCODE_MASK;
+  private static final int UNTAGGED_LAST = DdpControl.encode(false, true);
+  private static final int TAGGED_LAST = DdpControl.encode(true, true);
 
   private RtrFrames() {
   }
 
   /**
-   * Length of the RTR ULPDU of {@code type}.
+   * Length of the RTR of {@code opcode}.
    *
-   * @param type the RTR type
+   * @param opcode {@link RdmapOpcode#SEND}, {@link RdmapOpcode#RDMA_WRITE} or
+   *     {@link RdmapOpcode#RDMA_READ_REQUEST}
    * @return the length in octets
    */
-  public static int length(RtrType type) {
-    switch (type) {
+  public static int length(RdmapOpcode opcode) {
+    switch (opcode) {
       case SEND:
         return SEND_LENGTH;
-      case WRITE:
+      case RDMA_WRITE:
         return WRITE_LENGTH;
-      case READ:
+      case RDMA_READ_REQUEST:
         return READ_REQUEST_LENGTH;
       default:
-        throw new IllegalArgumentException("unknown RTR type " + type);
+        throw new IllegalArgumentException("no RTR is a " + opcode);
     }
   }
 
   /**
-   * Writes the RTR ULPDU of {@code type} at the writer index; returns its length.
+   * Writes the RTR of {@code opcode} at the writer index; returns its length.
    *
    * @param out the buffer to append to
-   * @param type the RTR type
+   * @param opcode {@link RdmapOpcode#SEND}, {@link RdmapOpcode#RDMA_WRITE} or
+   *     {@link RdmapOpcode#RDMA_READ_REQUEST}
    * @return the number of octets written
    */
-  public static int write(ByteBuf out, RtrType type) {
-    switch (type) {
+  public static int write(ByteBuf out, RdmapOpcode opcode) {
+    switch (opcode) {
       case SEND:
         return writeSend(out);
-      case WRITE:
+      case RDMA_WRITE:
         return writeWrite(out);
-      case READ:
+      case RDMA_READ_REQUEST:
         return writeReadRequest(out);
       default:
-        throw new IllegalArgumentException("unknown RTR type " + type);
+        throw new IllegalArgumentException("no RTR is a " + opcode);
     }
   }
 
@@ -148,12 +126,8 @@ public final class RtrFrames {
    * @return the number of octets written
    */
   public static int writeSend(ByteBuf out) {
-    out.writeByte(UNTAGGED_LAST);
-    out.writeByte(RDMAP_V1 | OP_SEND);
-    out.writeInt(0);
-    out.writeInt(0);
-    out.writeInt(RTR_MSN);
-    out.writeInt(0);
+    UntaggedHeader.write(out, true, RdmapControl.untaggedRsvdUlp(RdmapOpcode.SEND, 0),
+        RdmapOpcode.SEND.queueNumber(), RTR_MSN, 0);
     return SEND_LENGTH;
   }
 
@@ -164,10 +138,7 @@ public final class RtrFrames {
    * @return the number of octets written
    */
   public static int writeWrite(ByteBuf out) {
-    out.writeByte(TAGGED_LAST);
-    out.writeByte(RDMAP_V1 | OP_WRITE);
-    out.writeInt(0);
-    out.writeLong(0);
+    TaggedHeader.write(out, true, RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0);
     return WRITE_LENGTH;
   }
 
@@ -178,13 +149,9 @@ public final class RtrFrames {
    * @return the number of octets written
    */
   public static int writeReadRequest(ByteBuf out) {
-    out.writeByte(UNTAGGED_LAST);
-    out.writeByte(RDMAP_V1 | OP_READ_REQUEST);
-    out.writeInt(0);
-    out.writeInt(1);
-    out.writeInt(RTR_MSN);
-    out.writeInt(0);
-    out.writeZero(READ_REQUEST_LENGTH - 18);
+    UntaggedHeader.write(out, true, RdmapControl.untaggedRsvdUlp(RdmapOpcode.RDMA_READ_REQUEST, 0),
+        RdmapOpcode.RDMA_READ_REQUEST.queueNumber(), RTR_MSN, 0);
+    out.writeZero(ReadRequestHeader.LENGTH);
     return READ_REQUEST_LENGTH;
   }
 
@@ -197,10 +164,8 @@ public final class RtrFrames {
    * @return the number of octets written
    */
   public static int writeReadResponse(ByteBuf out, int sinkStag, long sinkTo) {
-    out.writeByte(TAGGED_LAST);
-    out.writeByte(RDMAP_V1 | OP_READ_RESPONSE);
-    out.writeInt(sinkStag);
-    out.writeLong(sinkTo);
+    TaggedHeader.write(out, true, RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), sinkStag,
+        sinkTo);
     return READ_RESPONSE_LENGTH;
   }
 
@@ -209,30 +174,33 @@ public final class RtrFrames {
    * untagged ones, and a Read size of 0. Null when it is none of them.
    *
    * @param u the ULPDU
-   * @return which RTR the ULPDU is, exactly: length, T/L/DV, RDMAP version and opcode, QN/MSN/MO
-   *     for the untagged ones, and a Read size of 0
+   * @return {@link RdmapOpcode#SEND}, {@link RdmapOpcode#RDMA_WRITE},
+   *     {@link RdmapOpcode#RDMA_READ_REQUEST}, or null
    */
-  public static RtrType match(Ulpdu u) {
+  public static RdmapOpcode match(SegmentBytes u) {
     int len = u.length();
     if (len < WRITE_LENGTH) {
       return null;
     }
-    int ddp = u.getUnsignedByte(DDP_CONTROL_OFFSET) & DDP_CHECK_MASK;
-    int rdmap = u.getUnsignedByte(RDMAP_CONTROL_OFFSET) & RDMAP_CHECK_MASK;
-    if (len == WRITE_LENGTH && ddp == TAGGED_LAST && rdmap == (RDMAP_V1 | OP_WRITE)) {
-      return RtrType.WRITE;
+    int ddp = DdpControl.get(u) & DDP_CHECK_MASK;
+    int rdmap = RdmapControl.get(u) & RDMAP_CHECK_MASK;
+    if (len == WRITE_LENGTH && ddp == TAGGED_LAST
+        && rdmap == RdmapControl.encode(RdmapOpcode.RDMA_WRITE)) {
+      return RdmapOpcode.RDMA_WRITE;
     }
-    if (ddp != UNTAGGED_LAST || len < SEND_LENGTH || u.getInt(MSN_OFFSET) != RTR_MSN
-        || u.getInt(MO_OFFSET) != 0) {
+    if (ddp != UNTAGGED_LAST || len < SEND_LENGTH || UntaggedHeader.msn(u) != RTR_MSN
+        || UntaggedHeader.messageOffset(u) != 0) {
       return null;
     }
-    int qn = u.getInt(QN_OFFSET);
-    if (len == SEND_LENGTH && qn == 0 && rdmap == (RDMAP_V1 | OP_SEND)) {
-      return RtrType.SEND;
+    int qn = UntaggedHeader.queueNumber(u);
+    if (len == SEND_LENGTH && qn == RdmapOpcode.SEND.queueNumber()
+        && rdmap == RdmapControl.encode(RdmapOpcode.SEND)) {
+      return RdmapOpcode.SEND;
     }
-    if (len == READ_REQUEST_LENGTH && qn == 1 && rdmap == (RDMAP_V1 | OP_READ_REQUEST)
-        && u.getInt(READ_SIZE_OFFSET) == 0) {
-      return RtrType.READ;
+    if (len == READ_REQUEST_LENGTH && qn == RdmapOpcode.RDMA_READ_REQUEST.queueNumber()
+        && rdmap == RdmapControl.encode(RdmapOpcode.RDMA_READ_REQUEST)
+        && ReadRequestHeader.readSize(u) == 0) {
+      return RdmapOpcode.RDMA_READ_REQUEST;
     }
     return null;
   }
@@ -243,10 +211,10 @@ public final class RtrFrames {
    * @param u the ULPDU
    * @return whether the ULPDU is a zero-length RDMA Read Response (the answer to a Read RTR)
    */
-  public static boolean isZeroLengthReadResponse(Ulpdu u) {
+  public static boolean isZeroLengthReadResponse(SegmentBytes u) {
     return u.length() == READ_RESPONSE_LENGTH
-        && (u.getUnsignedByte(DDP_CONTROL_OFFSET) & DDP_CHECK_MASK) == TAGGED_LAST
-        && (u.getUnsignedByte(RDMAP_CONTROL_OFFSET) & RDMAP_CHECK_MASK)
-            == (RDMAP_V1 | OP_READ_RESPONSE);
+        && (DdpControl.get(u) & DDP_CHECK_MASK) == TAGGED_LAST
+        && (RdmapControl.get(u) & RDMAP_CHECK_MASK)
+            == RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE);
   }
 }

@@ -1,6 +1,5 @@
-package io.iwarp4j.rdmap;
+package io.iwarp4j.wire;
 
-import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -88,7 +87,7 @@ public final class RdmapControl {
    * @param segment the received DDP segment
    * @return the control octet of a received segment
    */
-  public static int get(Ulpdu segment) {
+  public static int get(SegmentBytes segment) {
     return segment.getUnsignedByte(OFFSET);
   }
 
@@ -109,7 +108,7 @@ public final class RdmapControl {
    * @param segment the received DDP segment
    * @return the Invalidate STag of a received untagged segment
    */
-  public static int invalidateStag(Ulpdu segment) {
+  public static int invalidateStag(SegmentBytes segment) {
     return segment.getInt(INVALIDATE_STAG_OFFSET);
   }
 

@@ -1,11 +1,10 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -15,11 +14,11 @@ class FpduFlyweightsTest {
 
   @Test
   void ulpduLengthIsBigEndianAtTheFpduStart() {
-    ByteBuf b = Unpooled.wrappedBuffer(Hex.parse("ff ff 02 58 00 00"));
+    ByteBuf b = Unpooled.wrappedBuffer(WireHex.parse("ff ff 02 58 00 00"));
     FpduHeader h = new FpduHeader().wrap(b, 2);
     assertEquals(600, h.ulpduLength());
     h.ulpduLength(0x0e);
-    assertEquals("ff ff 00 0e 00 00", Hex.format(Hex.bytes(b)));
+    assertEquals("ff ff 00 0e 00 00", WireHex.format(WireHex.bytes(b)));
     assertThrows(IllegalArgumentException.class, () -> h.ulpduLength(65536));
   }
 
@@ -38,7 +37,7 @@ class FpduFlyweightsTest {
   void crcFieldIsLeastSignificantOctetFirst() {
     ByteBuf b = Unpooled.buffer();
     FpduHeader.writeCrc(b, 0x5F4CD3EB);
-    assertEquals("eb d3 4c 5f", Hex.format(Hex.bytes(b)));
+    assertEquals("eb d3 4c 5f", WireHex.format(WireHex.bytes(b)));
     assertEquals(0x5F4CD3EB, FpduHeader.getCrc(b, 0));
   }
 
@@ -46,8 +45,8 @@ class FpduFlyweightsTest {
   void markerLayout() {
     ByteBuf b = Unpooled.buffer();
     MpaMarker.write(b, 508);
-    assertEquals("00 00 01 fc", Hex.format(Hex.bytes(b)));
-    MpaMarker m = new MpaMarker().wrap(Unpooled.wrappedBuffer(Hex.parse("12 34 01 ff")), 0);
+    assertEquals("00 00 01 fc", WireHex.format(WireHex.bytes(b)));
+    MpaMarker m = new MpaMarker().wrap(Unpooled.wrappedBuffer(WireHex.parse("12 34 01 ff")), 0);
     assertEquals(0x1234, m.reserved());
     assertEquals(0x01ff, m.fpduPtr());
     assertEquals(0x01fc, m.effectiveFpduPtr(), "the two low bits are treated as 0");
@@ -67,11 +66,5 @@ class FpduFlyweightsTest {
     assertEquals(508, MpaMarker.octetsToNextMarker(516));
     assertEquals(1, MpaMarker.octetsToNextMarker(1023));
     assertEquals(0, MpaMarker.octetsToNextMarker(1L << 40), "positions beyond 2^32 octets");
-  }
-
-  @Test
-  void ulpduLimitWithMarkersIsMulpduOfTheLargestEmss() {
-    // 65535 - (6 + 4 * ceil(65535 / 512) + 65535 mod 4) = 65535 - (6 + 512 + 3)
-    assertEquals(65014, FpduFramer.MAX_ULPDU_LENGTH_WITH_MARKERS);
   }
 }
