@@ -91,8 +91,8 @@ public class DdpReceiveBenchmark {
     long errors;
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      return AccessFlags.REMOTE_WRITE;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return true;
     }
 
     @Override

@@ -48,8 +48,8 @@ class DdpReceiveAllocationTest {
     long errors;
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      return REMOTE_WRITE;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return true;
     }
 
     @Override

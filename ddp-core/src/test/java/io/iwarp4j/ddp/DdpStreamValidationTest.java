@@ -327,14 +327,15 @@ class DdpStreamValidationTest {
   }
 
   @Test
-  void anUpperLayerRequiringNoWriteRightIsABugThatStopsTheStream() {
-    pair.b.listener.accessOverride = io.iwarp4j.ddp.mem.AccessFlags.NONE;
+  void anUpperLayerAcceptingAnOpcodeWithNoTaggedRowIsABugThatStopsTheStream() {
+    // The opcode table names no write right for a tagged Send: nothing may be placed.
+    pair.b.listener.acceptOverride = true;
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> send(tagged(0xC1, WRITE, writable.stag(), BASE, 8)));
-    assertTrue(e.getMessage().contains("REJECT"), e.getMessage());
+        () -> send(tagged(0xC1, SEND, writable.stag(), BASE, 8)));
+    assertTrue(e.getMessage().contains("may not travel tagged"), e.getMessage());
     assertTrue(pair.b.stream.isErroneous());
     assertTrue(pair.b.listener.deliveries.isEmpty());
-    assertMemoryUnchanged("no write right required");
+    assertMemoryUnchanged("no tagged row");
   }
 
   @Test

@@ -15,6 +15,7 @@ import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.AtomicRequestHeader;
 import io.iwarp4j.wire.AtomicResponseHeader;
 import io.iwarp4j.wire.ImmediateDataHeader;
+import io.iwarp4j.wire.OpcodeTable;
 import io.iwarp4j.wire.RdmapControl;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.iwarp4j.wire.ReadRequestHeader;
@@ -290,7 +291,7 @@ public final class RdmapEndpoint {
         maxReceiveBuffers, maxReceivePieces);
     stream.enableControlQueue(RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
         READ_QUEUE_MESSAGE_LENGTH);
-    stream.enableControlQueue(RdmapOpcode.TERMINATE.queueNumber(),
+    stream.enableControlQueue(OpcodeTable.TERMINATE_QN,
         TERMINATE_QUEUE_MESSAGE_LENGTH);
     this.rfc7306 = rfc7306;
     this.atomics = new AtomicResponder(pd);

@@ -1,38 +1,39 @@
 package io.iwarp4j.wire;
 
 /**
- * The RDMAP opcodes (RFC 5040 §4.1 Figure 4, RFC 7306 §4.1) with how each uses DDP: tagged or
- * untagged, and on which untagged queue (QN). Codes 0xC-0xF are not defined by these documents;
- * {@link #fromCode} returns null for them so the receiver can answer "Unexpected OpCode".
+ * The RDMAP opcodes (RFC 5040 §4.1 Figure 4, RFC 7306 §4.1). What each is on the wire (tagged
+ * or untagged, its queue, its header, ...) is its row of {@link OpcodeTable}; the accessors here
+ * read that row. Codes 0xC-0xF are not defined by these documents; {@link #fromCode} returns
+ * null for them so the receiver can answer "Unexpected OpCode".
  */
 public enum RdmapOpcode {
   /** RDMA Write: tagged. */
-  RDMA_WRITE(0x0, true, RdmapOpcode.NO_QUEUE),
+  RDMA_WRITE(0x0),
   /** RDMA Read Request: untagged, QN 1, carries the 28-octet Read Request header. */
-  RDMA_READ_REQUEST(0x1, false, 1),
+  RDMA_READ_REQUEST(0x1),
   /** RDMA Read Response: tagged. */
-  RDMA_READ_RESPONSE(0x2, true, RdmapOpcode.NO_QUEUE),
+  RDMA_READ_RESPONSE(0x2),
   /** Send: untagged, QN 0. */
-  SEND(0x3, false, 0),
+  SEND(0x3),
   /** Send with Invalidate: untagged, QN 0, Invalidate STag in RsvdULP. */
-  SEND_WITH_INVALIDATE(0x4, false, 0),
+  SEND_WITH_INVALIDATE(0x4),
   /** Send with Solicited Event: untagged, QN 0. */
-  SEND_WITH_SE(0x5, false, 0),
+  SEND_WITH_SE(0x5),
   /** Send with Solicited Event and Invalidate: untagged, QN 0, Invalidate STag in RsvdULP. */
-  SEND_WITH_SE_AND_INVALIDATE(0x6, false, 0),
+  SEND_WITH_SE_AND_INVALIDATE(0x6),
   /** Terminate: untagged, QN 2. */
-  TERMINATE(0x7, false, 2),
+  TERMINATE(0x7),
   /** Immediate Data (RFC 7306): untagged, QN 0, 8 octets of data. */
-  IMMEDIATE_DATA(0x8, false, 0),
+  IMMEDIATE_DATA(0x8),
   /** Immediate Data with Solicited Event (RFC 7306): untagged, QN 0. */
-  IMMEDIATE_DATA_WITH_SE(0x9, false, 0),
+  IMMEDIATE_DATA_WITH_SE(0x9),
   /** Atomic Request (RFC 7306): untagged, QN 1 (shares IRD/ORD with Read Requests). */
-  ATOMIC_REQUEST(0xA, false, 1),
+  ATOMIC_REQUEST(0xA),
   /** Atomic Response (RFC 7306): untagged, QN 3. */
-  ATOMIC_RESPONSE(0xB, false, 3);
+  ATOMIC_RESPONSE(0xB);
 
   /** {@link #queueNumber()} of a tagged opcode. */
-  public static final int NO_QUEUE = -1;
+  public static final int NO_QUEUE = OpcodeTable.NO_QUEUE;
 
   private static final RdmapOpcode[] BY_CODE = new RdmapOpcode[16];
 
@@ -43,13 +44,9 @@ public enum RdmapOpcode {
   }
 
   private final int code;
-  private final boolean tagged;
-  private final int queueNumber;
 
-  RdmapOpcode(int code, boolean tagged, int queueNumber) {
+  RdmapOpcode(int code) {
     this.code = code;
-    this.tagged = tagged;
-    this.queueNumber = queueNumber;
   }
 
   /**
@@ -67,7 +64,7 @@ public enum RdmapOpcode {
    * @return whether the message travels in tagged DDP segments (T=1)
    */
   public boolean tagged() {
-    return tagged;
+    return OpcodeTable.has(code, OpcodeTable.TAGGED);
   }
 
   /**
@@ -76,7 +73,7 @@ public enum RdmapOpcode {
    * @return the untagged queue the message uses, or {@link #NO_QUEUE} for a tagged message
    */
   public int queueNumber() {
-    return queueNumber;
+    return OpcodeTable.queueNumber(code);
   }
 
   /**
@@ -85,7 +82,7 @@ public enum RdmapOpcode {
    * @return whether DDP RsvdULP octets 2..5 carry an Invalidate STag (RFC 5040 §4.1)
    */
   public boolean carriesInvalidateStag() {
-    return this == SEND_WITH_INVALIDATE || this == SEND_WITH_SE_AND_INVALIDATE;
+    return OpcodeTable.has(code, OpcodeTable.INVALIDATE_STAG);
   }
 
   /**

@@ -89,7 +89,6 @@ public final class TerminateMessage {
   private static final int DDP_CHECK_MASK = DdpControl.T_BIT | DdpControl.L_BIT | DdpControl.DV_MASK;
   /** RV and opcode; the reserved bits are not checked. */
   private static final int RDMAP_CHECK_MASK = RdmapControl.RV_MASK | RdmapControl.OPCODE_MASK;
-  private static final int TERMINATE_QN = RdmapOpcode.TERMINATE.queueNumber();
 
   private ByteBuf buf;
   private int offset;
@@ -129,7 +128,7 @@ public final class TerminateMessage {
         != RDMAP_TERMINATE) {
       return "not an RDMAP version 1 Terminate";
     }
-    if (queueNumber() != TERMINATE_QN) {
+    if (queueNumber() != OpcodeTable.TERMINATE_QN) {
       return "Terminate on QN " + queueNumber() + " instead of 2";
     }
     if (buf.getInt(offset + UntaggedHeader.MO_OFFSET) != 0) {
@@ -386,7 +385,7 @@ public final class TerminateMessage {
       throw new IllegalArgumentException("error code " + errorCode + " does not fit 8 bits");
     }
     UntaggedHeader.write(out, true, RdmapControl.untaggedRsvdUlp(RdmapOpcode.TERMINATE, 0),
-        TERMINATE_QN, msn, 0);
+        OpcodeTable.TERMINATE_QN, msn, 0);
     out.writeByte(layer << 4 | errorType);
     out.writeByte(errorCode);
     out.writeByte(hdrCt);

@@ -27,7 +27,7 @@ import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.TerminateInfo;
 import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
-import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.OpcodeTable;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.TerminateMessage;
 import io.iwarp4j.wire.UntaggedHeader;
@@ -282,7 +282,7 @@ class HostileTerminateIT {
     assertEquals(null, t.check(), "malformed Terminate " + Arrays.toString(term));
     assertEquals(0x41, term[0] & 0xFF, "Terminate DDP control: untagged, L=1, DV=1");
     assertEquals(0x47, term[1] & 0xFF, "Terminate RDMAP control: RV=1, opcode 0x7");
-    assertEquals(RdmapOpcode.TERMINATE.queueNumber(), t.queueNumber());
+    assertEquals(OpcodeTable.TERMINATE_QN, t.queueNumber());
     assertEquals(1, t.msn(), "first Terminate: MSN 1");
     assertEquals(row.layer(), t.layer(), "layer");
     assertEquals(row.type(), t.errorType(), "error type");
