@@ -1,5 +1,6 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.MpaStartupFrame;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -20,7 +21,7 @@ import java.util.Set;
  */
 public final class MpaSettings {
   /** The largest Private Data a startup frame may carry (RFC 5044 §7.1.1). */
-  public static final int MAX_PRIVATE_DATA = 512;
+  public static final int MAX_PRIVATE_DATA = MpaStartupFrame.MAX_PRIVATE_DATA;
   /** Octets of RFC 6581 enhanced connection data at the start of Private Data when S=1. */
   public static final int ENHANCED_DATA_LENGTH = 4;
   /** IRD/ORD value meaning "no automatic negotiation" (RFC 6581 §9.1). */

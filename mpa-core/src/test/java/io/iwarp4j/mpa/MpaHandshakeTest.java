@@ -212,14 +212,14 @@ class MpaHandshakeTest {
       pair.shuttle();
       String flags = rtr == RtrType.SEND ? "c0 04 00 04" : rtr == RtrType.WRITE
           ? "80 04 80 04" : "80 04 40 04";
-      String rtrUlpdu = rtr == RtrType.SEND ? RtrOpcodesTest.SEND : rtr == RtrType.WRITE
-          ? RtrOpcodesTest.WRITE : RtrOpcodesTest.READ;
+      String rtrUlpdu = rtr == RtrType.SEND ? RtrWireTest.SEND : rtr == RtrType.WRITE
+          ? RtrWireTest.WRITE : RtrWireTest.READ;
       // The RTR is the Initiator's first FPDU, right after its Request.
       assertEquals(REQUEST_KEY + " 50 02 00 04 " + flags + " " + toHex(fpdu(hex(rtrUlpdu), true)),
           toHex(pair.toResponderBytes()));
       // A Read RTR is answered with a zero-length Read Response (FINDINGS §5).
       assertEquals(REPLY_KEY + " 50 02 00 04 " + flags
-          + (rtr == RtrType.READ ? " " + toHex(fpdu(hex(RtrOpcodesTest.READ_RESPONSE), true)) : ""),
+          + (rtr == RtrType.READ ? " " + toHex(fpdu(hex(RtrWireTest.READ_RESPONSE), true)) : ""),
           toHex(pair.toInitiatorBytes()));
       MpaConnection ic = ih.handshakeFuture().getNow();
       MpaConnection rc = rh.handshakeFuture().getNow();
@@ -250,7 +250,7 @@ class MpaHandshakeTest {
       assertFalse(rh.handshakeFuture().isDone(), "no RTR yet");
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(reply));
       byte[] rtr = StartupWire.drainOutbound(pair.initiator);
-      assertEquals(toHex(fpdu(hex(RtrOpcodesTest.WRITE), true)), toHex(rtr));
+      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(rtr));
       assertTrue(ih.handshakeFuture().isSuccess());
       for (int i = 0; i < rtr.length - 1; i++) {
         pair.responder.writeInbound(Unpooled.wrappedBuffer(new byte[] {rtr[i]}));

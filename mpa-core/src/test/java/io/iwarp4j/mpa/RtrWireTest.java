@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Each RTR type is sent as, and recognised from, its RFC 6581 §9.2 frame (mpa.md §9.3). */
-class RtrOpcodesTest {
+class RtrWireTest {
   static final String SEND = "41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00";
   static final String WRITE = "c1 40 00 00 00 00 00 00 00 00 00 00 00 00";
   static final String READ = "41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00"
@@ -25,14 +25,14 @@ class RtrOpcodesTest {
   void eachTypeRoundTripsThroughItsFrame() {
     for (RtrType t : RtrType.values()) {
       ByteBuf b = Unpooled.buffer();
-      assertEquals(RtrFrames.length(RtrOpcodes.of(t)), RtrFrames.write(b, RtrOpcodes.of(t)));
+      assertEquals(RtrFrames.length(RtrWire.of(t)), RtrFrames.write(b, RtrWire.of(t)));
       byte[] frame = StartupWire.bytes(b);
       assertEquals(VECTORS.get(t), toHex(frame), t.name());
       Ulpdu u = new Ulpdu(1);
       u.addPiece(b, 0, frame.length);
-      assertEquals(t, RtrOpcodes.of(RtrFrames.match(u)));
+      assertEquals(t, RtrWire.of(RtrFrames.match(u)));
       b.release();
     }
-    assertNull(RtrOpcodes.of((RdmapOpcode) null));
+    assertNull(RtrWire.of((RdmapOpcode) null));
   }
 }

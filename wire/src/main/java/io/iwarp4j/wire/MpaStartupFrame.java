@@ -1,15 +1,14 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Flyweight codec for the MPA Request and Reply frames (RFC 5044 §7.1.1, with the S bit and
  * Rev 2 of RFC 6581 §6). Wrap a buffer at the offset where a frame starts, then read its
- * fields; {@link #writeHeader} and {@link #encode} write frames.
+ * fields; {@link #writeHeader} writes the header. (MPA's {@code StartupFrames} turns frames into
+ * its negotiation parameters and back.)
  *
  * <pre>
  *  0                   1                   2                   3
@@ -51,8 +50,10 @@ public final class MpaStartupFrame {
   public static final int PRIVATE_DATA_OFFSET = 20;
   /** Length of a frame without Private Data. */
   public static final int HEADER_LENGTH = 20;
+  /** The largest PD_Length (RFC 5044 §7.1.1), enhanced connection data included. */
+  public static final int MAX_PRIVATE_DATA = 512;
   /** Length of the largest legal frame. */
-  public static final int MAX_FRAME_LENGTH = HEADER_LENGTH + MpaSettings.MAX_PRIVATE_DATA;
+  public static final int MAX_FRAME_LENGTH = HEADER_LENGTH + MAX_PRIVATE_DATA;
 
   /** M: the sender requires Markers in the stream it receives. */
   public static final int FLAG_M = 0x80;
@@ -230,8 +231,8 @@ public final class MpaStartupFrame {
       return "unsupported MPA revision " + rev + " (this end speaks 1 and 2)";
     }
     int pd = privateDataLength();
-    if (pd > MpaSettings.MAX_PRIVATE_DATA) {
-      return "PD_Length " + pd + " exceeds the maximum of " + MpaSettings.MAX_PRIVATE_DATA;
+    if (pd > MAX_PRIVATE_DATA) {
+      return "PD_Length " + pd + " exceeds the maximum of " + MAX_PRIVATE_DATA;
     }
     if (enhanced() && pd < EnhancedConnectionData.LENGTH) {
       return "S=1 but PD_Length " + pd + " is too short for the "
@@ -253,32 +254,21 @@ public final class MpaStartupFrame {
   }
 
   /**
-   * Decodes a whole frame (header and PD_Length octets of Private Data must be readable at the
-   * wrapped offset). With S=1 (and Rev &ge; 2) the enhanced data is split off; B/C/D are ignored
-   * when A=0 (RFC 6581 §9.2). Call {@link #checkHeader} first.
+   * The wrapped buffer.
    *
-   * @return the decoded parameters
+   * @return the buffer this flyweight reads
    */
-  public MpaPeerParameters decode() {
-    int pd = privateDataLength();
-    int pdStart = offset + PRIVATE_DATA_OFFSET;
-    boolean enhanced = enhanced();
-    boolean p2p = false;
-    Set<RtrType> rtr = Collections.emptySet();
-    int ird = -1;
-    int ord = -1;
-    int ulpStart = pdStart;
-    if (enhanced) {
-      p2p = EnhancedConnectionData.peerToPeer(buf, pdStart);
-      rtr = p2p ? EnhancedConnectionData.rtrTypes(buf, pdStart) : Collections.emptySet();
-      ird = EnhancedConnectionData.ird(buf, pdStart);
-      ord = EnhancedConnectionData.ord(buf, pdStart);
-      ulpStart += EnhancedConnectionData.LENGTH;
-    }
-    byte[] ulp = new byte[pdStart + pd - ulpStart];
-    buf.getBytes(ulpStart, ulp);
-    return new MpaPeerParameters(revision(), markers(), crc(), rejected(), enhanced, p2p, rtr,
-        ird, ord, ulp);
+  public ByteBuf buffer() {
+    return buf;
+  }
+
+  /**
+   * Absolute index of the first Private Data octet (with S=1, of the enhanced data).
+   *
+   * @return the index of the Private Data in {@link #buffer()}
+   */
+  public int privateDataIndex() {
+    return offset + PRIVATE_DATA_OFFSET;
   }
 
   /**
@@ -303,40 +293,14 @@ public final class MpaStartupFrame {
     if (revision < 0 || revision > 0xFF) {
       throw new IllegalArgumentException("revision " + revision + " does not fit one octet");
     }
-    if (privateDataLength < 0 || privateDataLength > MpaSettings.MAX_PRIVATE_DATA) {
+    if (privateDataLength < 0 || privateDataLength > MAX_PRIVATE_DATA) {
       throw new IllegalArgumentException("PD_Length " + privateDataLength + " is outside 0.."
-          + MpaSettings.MAX_PRIVATE_DATA);
+          + MAX_PRIVATE_DATA);
     }
     out.writeBytes(kind == Kind.REQUEST ? REQUEST_KEY : REPLY_KEY);
     out.writeByte(flags);
     out.writeByte(revision);
     out.writeShort(privateDataLength);
     return HEADER_LENGTH;
-  }
-
-  /**
-   * Writes a whole frame: header, the enhanced connection data when {@code frame.enhanced()},
-   * then the ULP private data. R is written only for a Reply.
-   *
-   * @param out the buffer to append to
-   * @param kind Request or Reply
-   * @param frame what the frame says
-   * @return the number of octets written
-   */
-  public static int encode(ByteBuf out, Kind kind, MpaPeerParameters frame) {
-    int flags = (frame.markers() ? FLAG_M : 0) | (frame.crc() ? FLAG_C : 0)
-        | (kind == Kind.REPLY && frame.rejected() ? FLAG_R : 0)
-        | (frame.enhanced() ? FLAG_S : 0);
-    if (frame.enhanced() && frame.revision() < 2) {
-      throw new IllegalArgumentException("enhanced data needs Rev >= 2 (RFC 6581 §6)");
-    }
-    int pd = (frame.enhanced() ? EnhancedConnectionData.LENGTH : 0) + frame.privateDataLength();
-    int n = writeHeader(out, kind, flags, frame.revision(), pd);
-    if (frame.enhanced()) {
-      EnhancedConnectionData.write(out, frame.peerToPeer(), frame.rtrTypes(), frame.ird(),
-          frame.ord());
-    }
-    out.writeBytes(frame.privateData());
-    return n + pd;
   }
 }

@@ -1,8 +1,6 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.wire;
 
 import io.netty.buffer.ByteBuf;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * Codec for the RFC 6581 §9 enhanced RDMA connection establishment data: the first four octets
@@ -21,7 +19,9 @@ import java.util.Set;
  * A: peer-to-peer model. B: zero-length Send RTR. C: zero-length RDMA Write RTR (unrelated to
  * the CRC bit of the frame header). D: zero-length RDMA Read RTR. With A=0 the sender MUST
  * clear B, C and D and the receiver MUST ignore them (RFC 6581 §9.2). 0x3FFF in IRD or ORD
- * means "no automatic negotiation" (§9.1).
+ * means "no automatic negotiation" (§9.1). The RTR flags are handled as one set, an {@code int}
+ * of {@link #RTR_SEND}, {@link #RTR_WRITE} and {@link #RTR_READ} (MPA maps its RTR types onto
+ * them).
  *
  * <p>Static accessors on a buffer and an offset: no object per frame.
  */
@@ -34,8 +34,23 @@ public final class EnhancedConnectionData {
   public static final int ORD_HALF_OFFSET = 2;
   /** A, in the IRD half. */
   public static final int FLAG_A = 0x8000;
+  /** B (zero-length Send RTR), in the IRD half. */
+  public static final int FLAG_B = 0x4000;
+  /** C (zero-length RDMA Write RTR), in the ORD half. */
+  public static final int FLAG_C = 0x8000;
+  /** D (zero-length RDMA Read RTR), in the ORD half. */
+  public static final int FLAG_D = 0x4000;
   /** The 14-bit IRD / ORD field of each half. */
   public static final int DEPTH_MASK = 0x3FFF;
+  /** 0x3FFF in IRD or ORD: no automatic negotiation (RFC 6581 §9.1). */
+  public static final int NO_NEGOTIATION = DEPTH_MASK;
+
+  /** In an RTR set: B, the zero-length Send. */
+  public static final int RTR_SEND = 1;
+  /** In an RTR set: C, the zero-length RDMA Write. */
+  public static final int RTR_WRITE = 1 << 1;
+  /** In an RTR set: D, the zero-length RDMA Read. */
+  public static final int RTR_READ = 1 << 2;
 
   private EnhancedConnectionData() {
   }
@@ -56,19 +71,14 @@ public final class EnhancedConnectionData {
    *
    * @param buf the buffer
    * @param offset the index of the enhanced data in {@code buf}
-   * @return the RTR flags that are set (B, C, D), whatever A says; callers ignore them when A=0
+   * @return the RTR flags that are set (B, C, D) as an RTR set, whatever A says; callers ignore
+   *     them when A=0
    */
-  public static Set<RtrType> rtrTypes(ByteBuf buf, int offset) {
+  public static int rtrFlags(ByteBuf buf, int offset) {
     int irdHalf = buf.getUnsignedShort(offset + IRD_HALF_OFFSET);
     int ordHalf = buf.getUnsignedShort(offset + ORD_HALF_OFFSET);
-    EnumSet<RtrType> set = EnumSet.noneOf(RtrType.class);
-    for (RtrType t : RtrType.values()) {
-      int half = t.inIrdHalf() ? irdHalf : ordHalf;
-      if ((half & t.flagMask()) != 0) {
-        set.add(t);
-      }
-    }
-    return set;
+    return ((irdHalf & FLAG_B) != 0 ? RTR_SEND : 0) | ((ordHalf & FLAG_C) != 0 ? RTR_WRITE : 0)
+        | ((ordHalf & FLAG_D) != 0 ? RTR_READ : 0);
   }
 
   /**
@@ -96,28 +106,26 @@ public final class EnhancedConnectionData {
   /**
    * The four octets as one big-endian int.
    *
-   * @param peerToPeer the A flag; when false {@code rtrTypes} must be empty
-   * @param rtrTypes the B/C/D flags to set
+   * @param peerToPeer the A flag; when false {@code rtrFlags} must be 0
+   * @param rtrFlags the B/C/D flags to set, an RTR set
    * @param ird 0..0x3FFF
    * @param ord 0..0x3FFF
    * @return the four octets as one big-endian int
    */
-  public static int encode(boolean peerToPeer, Set<RtrType> rtrTypes, int ird, int ord) {
+  public static int encode(boolean peerToPeer, int rtrFlags, int ird, int ord) {
     checkDepth("IRD", ird);
     checkDepth("ORD", ord);
-    if (!peerToPeer && !rtrTypes.isEmpty()) {
-      throw new IllegalArgumentException(
-          "RTR flags " + rtrTypes + " need A=1 (RFC 6581 §9.2: with A=0, B=C=D=0)");
+    if ((rtrFlags & ~(RTR_SEND | RTR_WRITE | RTR_READ)) != 0) {
+      throw new IllegalArgumentException("RTR set 0x" + Integer.toHexString(rtrFlags)
+          + " has bits other than RTR_SEND, RTR_WRITE, RTR_READ");
     }
-    int irdHalf = (peerToPeer ? FLAG_A : 0) | ird;
-    int ordHalf = ord;
-    for (RtrType t : rtrTypes) {
-      if (t.inIrdHalf()) {
-        irdHalf |= t.flagMask();
-      } else {
-        ordHalf |= t.flagMask();
-      }
+    if (!peerToPeer && rtrFlags != 0) {
+      throw new IllegalArgumentException("RTR flags 0x" + Integer.toHexString(rtrFlags)
+          + " need A=1 (RFC 6581 §9.2: with A=0, B=C=D=0)");
     }
+    int irdHalf = (peerToPeer ? FLAG_A : 0) | ((rtrFlags & RTR_SEND) != 0 ? FLAG_B : 0) | ird;
+    int ordHalf = ((rtrFlags & RTR_WRITE) != 0 ? FLAG_C : 0)
+        | ((rtrFlags & RTR_READ) != 0 ? FLAG_D : 0) | ord;
     return (irdHalf << 16) | ordHalf;
   }
 
@@ -126,13 +134,12 @@ public final class EnhancedConnectionData {
    *
    * @param out the buffer to append to
    * @param peerToPeer whether the peer-to-peer model is offered
-   * @param rtrTypes the RTR types offered
+   * @param rtrFlags the RTR types offered, an RTR set
    * @param ird the IRD
    * @param ord the ORD
    */
-  public static void write(ByteBuf out, boolean peerToPeer, Set<RtrType> rtrTypes, int ird,
-      int ord) {
-    out.writeInt(encode(peerToPeer, rtrTypes, ird, ord));
+  public static void write(ByteBuf out, boolean peerToPeer, int rtrFlags, int ird, int ord) {
+    out.writeInt(encode(peerToPeer, rtrFlags, ird, ord));
   }
 
   private static void checkDepth(String what, int value) {
