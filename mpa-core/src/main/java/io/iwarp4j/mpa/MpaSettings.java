@@ -1,5 +1,6 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.EnhancedConnectionData;
 import io.iwarp4j.wire.MpaStartupFrame;
 import java.time.Duration;
 import java.util.Collections;
@@ -25,7 +26,7 @@ public final class MpaSettings {
   /** Octets of RFC 6581 enhanced connection data at the start of Private Data when S=1. */
   public static final int ENHANCED_DATA_LENGTH = 4;
   /** IRD/ORD value meaning "no automatic negotiation" (RFC 6581 §9.1). */
-  public static final int IRD_ORD_NO_NEGOTIATION = 0x3FFF;
+  public static final int IRD_ORD_NO_NEGOTIATION = EnhancedConnectionData.NO_NEGOTIATION;
 
   /** Default {@link #terminateLinger()}: 2 s (declared before {@code DEFAULTS}, which uses it). */
   public static final Duration DEFAULT_TERMINATE_LINGER = Duration.ofSeconds(2);

@@ -1,5 +1,7 @@
 package io.iwarp4j.wire;
 
+import java.util.Arrays;
+
 /**
  * What each RDMAP opcode is on the wire, one row per 4-bit code (RFC 5040 §4.2 Figure 4 and
  * §4.1; RFC 7306 §4.1 and §6): the one table DDP and RDMAP consult instead of deciding an
@@ -81,7 +83,7 @@ public final class OpcodeTable {
   private static final int[] HEADER_LENGTH = new int[CODES];
 
   static {
-    java.util.Arrays.fill(QUEUE, NO_QUEUE);
+    Arrays.fill(QUEUE, NO_QUEUE);
     final int send = DEFINED | PLACED | REQUEST;
     row(0x0, DEFINED | TAGGED | PLACED | SINK_REMOTE_WRITE | REQUEST, NO_QUEUE, 0);
     row(0x1, DEFINED | CONTROL | REQUEST, READ_REQUEST_QN, ReadRequestHeader.LENGTH);
