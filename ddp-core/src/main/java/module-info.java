@@ -6,6 +6,7 @@
 @SuppressWarnings("module") // the qualified exports name modules that are compiled later
 module io.iwarp4j.ddp {
   requires io.iwarp4j.mpa;
+  requires io.iwarp4j.wire;
   requires org.slf4j;
 
   exports io.iwarp4j.ddp to io.iwarp4j.rdmap, io.iwarp4j.verbs;

@@ -4,6 +4,7 @@
  */
 @SuppressWarnings("module") // the qualified export names modules that are compiled later
 module io.iwarp4j.mpa {
+  requires transitive io.iwarp4j.wire;
   requires transitive io.netty.buffer;
   requires transitive io.netty.common;
   requires transitive io.netty.transport;

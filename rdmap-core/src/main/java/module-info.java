@@ -6,6 +6,7 @@
 module io.iwarp4j.rdmap {
   requires io.iwarp4j.mpa;
   requires io.iwarp4j.ddp;
+  requires io.iwarp4j.wire;
   requires org.slf4j;
 
   exports io.iwarp4j.rdmap to io.iwarp4j.verbs;

@@ -14,6 +14,7 @@
 module io.iwarp4j.verbs {
   requires io.iwarp4j.mpa;
   requires io.iwarp4j.ddp;
+  requires io.iwarp4j.wire;
   requires io.iwarp4j.rdmap;
   requires transitive io.netty.buffer;
   requires io.netty.common;

@@ -3,7 +3,6 @@ package io.iwarp4j.benchmarks;
 import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.DdpStreamListener;
-import io.iwarp4j.ddp.TaggedHeader;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
@@ -15,6 +14,9 @@ import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Mulpdu;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.wire.RdmapControl;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -89,8 +91,8 @@ public class DdpReceiveBenchmark {
     long errors;
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      return AccessFlags.REMOTE_WRITE;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return true;
     }
 
     @Override
@@ -167,7 +169,8 @@ public class DdpReceiveBenchmark {
       FpduFramer framer = new FpduFramer(tx.pipeline().firstContext(), crc, false,
           Mulpdu.MAX_ULPDU_LENGTH);
       ByteBuf segment = Unpooled.buffer(TaggedHeader.LENGTH + payload);
-      TaggedHeader.write(segment, true, 0x40, region.stag(), to);
+      TaggedHeader.write(segment, true, RdmapControl.encode(RdmapOpcode.RDMA_WRITE), region.stag(),
+          to);
       for (int i = 0; i < payload; i++) {
         segment.writeByte(i * 31);
       }

@@ -5,6 +5,7 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -48,7 +49,8 @@ import org.openjdk.jmh.infra.Blackhole;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled"})
 public class FpduCodecBenchmark {
-  private static final int HEADER = 18;
+  /** An untagged DDP header's worth of filler octets in front of the payload. */
+  private static final int HEADER = UntaggedHeader.LENGTH;
 
   /** ULPDU octets per FPDU, header included. */
   @Param({"64", "65535"})

@@ -9,6 +9,9 @@ import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.mpa.Transport;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.wire.RdmapControl;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -17,8 +20,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
@@ -33,6 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * negotiated and how fast the framing ran.
  */
 final class MpaLoopbackDemo {
+  private static final int WRITE_CONTROL = RdmapControl.encode(RdmapOpcode.RDMA_WRITE);
+
   private static final int SECONDS = 2;
 
   private MpaLoopbackDemo() {
@@ -87,7 +92,7 @@ final class MpaLoopbackDemo {
         }
       });
 
-      int payloadLength = info.maxUlpduLength() - 14;
+      int payloadLength = info.maxUlpduLength() - TaggedHeader.LENGTH;
       ByteBuf payload = client.channel().alloc().directBuffer(payloadLength);
       payload.writerIndex(payloadLength);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS);
@@ -98,8 +103,8 @@ final class MpaLoopbackDemo {
         public void run() {
           Channel ch = client.channel();
           while (ch.isWritable() && System.nanoTime() < deadline) {
-            ByteBuf header = ch.alloc().buffer(14);
-            header.writeByte(0xC1).writeByte(0x40).writeInt(0x100).writeLong(0);
+            ByteBuf header = ch.alloc().buffer(TaggedHeader.LENGTH);
+            TaggedHeader.write(header, true, WRITE_CONTROL, 0x100, 0);
             client.framer().write(header, payload.retainedSlice());
           }
           client.framer().flush();

@@ -1,6 +1,7 @@
 package io.iwarp4j.ddp;
 
 import io.iwarp4j.ddp.mem.StagCheck;
+import io.iwarp4j.wire.TerminateMessage;
 
 /**
  * DDP error numbers (RFC 5041 §7.2). In a Terminate message they travel as Layer 1 (DDP),
@@ -34,7 +35,7 @@ public enum DdpError {
   UNTAGGED_INVALID_DDP_VERSION(DdpError.ETYPE_UNTAGGED, 0x06, "Invalid DDP version");
 
   /** Terminate layer of every DDP error. */
-  public static final int LAYER = 1;
+  public static final int LAYER = TerminateMessage.LAYER_DDP;
   /** Error Type 0x0: local catastrophic. */
   public static final int ETYPE_LOCAL_CATASTROPHIC = 0;
   /** Error Type 0x1: Tagged Buffer error. */

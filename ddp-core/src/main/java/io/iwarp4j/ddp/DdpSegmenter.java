@@ -2,6 +2,9 @@ package io.iwarp4j.ddp;
 
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.SmallBufferRing;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
@@ -35,7 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DdpSegmenter {
   /** Untagged queues this segmenter numbers: 0..3 (RDMAP QN 0-2, RFC 7306 QN 3). */
-  public static final int QUEUE_COUNT = 4;
+  public static final int QUEUE_COUNT = OpcodeTable.QUEUE_COUNT;
   /** The largest message length: 2^32 - 1 octets. */
   public static final long MAX_MESSAGE_LENGTH = 0xFFFF_FFFFL;
 

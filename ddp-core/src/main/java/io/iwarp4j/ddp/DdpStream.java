@@ -11,9 +11,14 @@ import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.RtrType;
 import io.iwarp4j.mpa.SmallBufferRing;
 import io.iwarp4j.mpa.TerminateClose;
-import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.RdmapControl;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.TerminateMessage;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -40,10 +45,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>DV = 1, else {@link DdpError#TAGGED_INVALID_DDP_VERSION} (0x04), on every segment;
  *   <li>a whole 14-octet header, else {@link DdpError#LOCAL_CATASTROPHIC} (no DDP code fits);
- *   <li>the access right the upper layer requires for this RsvdULP
- *       ({@link DdpStreamListener#requiredAccess}), or its {@code REJECT}; a right without
- *       {@code LOCAL_WRITE} or {@code REMOTE_WRITE} is an upper-layer bug: the stream stops and
- *       throws {@link IllegalStateException};
+ *   <li>the upper layer's own checks ({@link DdpStreamListener#acceptTagged}); then the access
+ *       right placement needs, from the opcode's row of {@link OpcodeTable}: {@code REMOTE_WRITE}
+ *       for an RDMA Write, {@code LOCAL_WRITE} for a Read Response. An upper layer that accepts
+ *       an opcode the table does not let travel tagged has a bug: the stream stops and throws
+ *       {@link IllegalStateException};
  *   <li>for a non-zero payload only (RFC 5041 §5.2: a zero-length segment's STag and TO are not
  *       checked), {@link StagTable#checkAndPlace}: STag valid (0x00), associated with this
  *       stream's Protection Domain (0x02), access right (no DDP code: reported as 0x00, see
@@ -106,7 +112,8 @@ public final class DdpStream implements UlpduListener {
    * Octets of a reusable header buffer: MPA's ULPDU_Length headroom, the untagged DDP header and
    * the largest RDMAP header (an RFC 7306 Atomic Request, 52 octets).
    */
-  static final int HEADER_CAPACITY = FpduFramer.LENGTH_HEADROOM + UntaggedHeader.LENGTH + 52;
+  static final int HEADER_CAPACITY =
+      FpduFramer.LENGTH_HEADROOM + UntaggedHeader.LENGTH + OpcodeTable.MAX_HEADER_LENGTH;
   /** Header buffers kept per connection: 128 FPDUs in flight take none from the pool. */
   static final int HEADER_SLOTS = 128;
 
@@ -409,8 +416,7 @@ public final class DdpStream implements UlpduListener {
     long to = TaggedHeader.taggedOffset(segment);
     int payload = length - TaggedHeader.LENGTH;
     boolean last = DdpControl.isLast(control);
-    int access = listener.requiredAccess(rsvdUlp, segment);
-    if (access == DdpStreamListener.REJECT) {
+    if (!listener.acceptTagged(rsvdUlp, segment)) {
       if (log.isDebugEnabled()) {
         log.debug("{} tagged segment with RsvdULP 0x{} rejected by the upper layer", channel,
             Integer.toHexString(rsvdUlp));
@@ -418,14 +424,17 @@ public final class DdpStream implements UlpduListener {
       markErroneous();
       return;
     }
-    if ((access & (AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE)) == 0) {
-      // Placement writes memory: a policy that requires no write right is an upper-layer bug,
-      // and letting it through would open read-only regions to the peer.
+    int opcode = RdmapControl.opcode(rsvdUlp);
+    if (!OpcodeTable.validTagged(opcode)) {
+      // Placement by an opcode with no tagged row would write memory no rule names a right
+      // for: an upper-layer bug, stopped before it opens regions to the peer.
       markErroneous();
-      throw new IllegalStateException("requiredAccess(0x" + Integer.toHexString(rsvdUlp)
-          + ") returned " + AccessFlags.toString(access) + ": a tagged segment needs LOCAL_WRITE"
-          + " or REMOTE_WRITE, or REJECT; the stream stopped placing");
+      throw new IllegalStateException("the upper layer accepted a tagged segment with opcode 0x"
+          + Integer.toHexString(opcode) + ", which may not travel tagged; the stream stopped"
+          + " placing");
     }
+    int access = OpcodeTable.has(opcode, OpcodeTable.SINK_REMOTE_WRITE)
+        ? AccessFlags.REMOTE_WRITE : AccessFlags.LOCAL_WRITE;
     int slot = tagged.find(stag);
     if (slot < 0 && !last) {
       slot = tagged.open(stag, to);
@@ -705,10 +714,9 @@ public final class DdpStream implements UlpduListener {
       channel.close(closePromise);
       return closePromise;
     }
-    ByteBuf message = Unpooled.buffer(TerminateMessage.TERMINATED_DDP_HEADER_OFFSET
-        + UntaggedHeader.LENGTH + TerminateMessage.RDMA_HEADER_LENGTH);
+    ByteBuf message = Unpooled.buffer(TerminateMessage.MAX_LENGTH);
     try {
-      int msn = segmenter.nextMsn(TerminateMessage.TERMINATE_QN);
+      int msn = segmenter.nextMsn(OpcodeTable.TERMINATE_QN);
       if (ddpHeader == null) {
         TerminateMessage.write(message, msn, layer, errorType, errorCode);
       } else {
@@ -721,7 +729,7 @@ public final class DdpStream implements UlpduListener {
       ByteBuf rest = message.slice(UntaggedHeader.LENGTH,
           message.readableBytes() - UntaggedHeader.LENGTH);
       terminateSent = true;
-      segmenter.sendUntagged(rsvdUlp, TerminateMessage.TERMINATE_QN, rest, null);
+      segmenter.sendUntagged(rsvdUlp, OpcodeTable.TERMINATE_QN, rest, null);
       sentTerminateLength = rest.readableBytes();
     } catch (RuntimeException e) {
       closed = true;

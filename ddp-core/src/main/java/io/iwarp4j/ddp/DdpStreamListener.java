@@ -18,27 +18,22 @@ import io.netty.buffer.ByteBuf;
  */
 public interface DdpStreamListener {
   /**
-   * Returned by {@link #requiredAccess} to refuse a tagged segment at the upper layer (for
-   * RDMAP: an opcode that may not travel tagged). The stream places nothing of it, drops every
-   * later segment, and reports no DDP error: the upper layer reports its own.
-   */
-  int REJECT = -1;
-
-  /**
-   * The access right a tagged segment needs in the region its STag names (an
-   * {@link io.iwarp4j.ddp.mem.AccessFlags} bit set): for RDMAP, {@code REMOTE_WRITE} for an RDMA
-   * Write, {@code LOCAL_WRITE} for a Read Response (it lands in our own sink buffer). Asked for
-   * every tagged segment with DV 1 and a whole header, before anything of it is placed;
-   * zero-length segments included (their STag and TO are not checked, RFC 5041 §5.2, but a
-   * {@link #REJECT} still stops the stream). Must not allocate.
+   * Whether to place a tagged segment: asked for every tagged segment with DV 1 and a whole
+   * header, before anything of it is placed, zero-length segments included (their STag and TO
+   * are not checked, RFC 5041 §5.2). The upper layer refuses what it does not accept (for
+   * RDMAP: an RDMAP version other than 1, an opcode that may not travel tagged, a Read Response
+   * that answers no outstanding Read) and reports its own error; the stream then places nothing
+   * of it, drops every later segment, and reports no DDP error. The access right placement needs
+   * is not the upper layer's to choose: it is the opcode's row of
+   * {@link io.iwarp4j.wire.OpcodeTable} ({@code REMOTE_WRITE} for an RDMA Write,
+   * {@code LOCAL_WRITE} for a Read Response into our own sink buffer). Must not allocate.
    *
    * @param rsvdUlp the segment's 8-bit RsvdULP (RDMAP: its control octet)
    * @param segment the segment, valid only during this call: for the upper layer's own Terminate
-   *     when it rejects
-   * @return the rights to require (including {@code LOCAL_WRITE} or {@code REMOTE_WRITE}: the
-   *     segment writes memory), or {@link #REJECT}
+   *     when it refuses
+   * @return whether to place it
    */
-  int requiredAccess(int rsvdUlp, Ulpdu segment);
+  boolean acceptTagged(int rsvdUlp, Ulpdu segment);
 
   /**
    * Whether to place an untagged segment: asked for every untagged segment that passed DDP's own
@@ -143,8 +138,8 @@ public interface DdpStreamListener {
   /**
    * Local memory a segment was to be placed into was deregistered (or invalidated) after the
    * upper layer handed it down: the posted buffer {@code bufferId} of untagged queue {@code qn},
-   * or ({@code qn} = -1) the LOCAL_WRITE sink of a tagged segment ({@link #requiredAccess}
-   * returned LOCAL_WRITE and the STag is no longer valid). A local error, not the peer's: nothing
+   * or ({@code qn} = -1) the LOCAL_WRITE sink of a tagged segment (the opcode table
+   * gives LOCAL_WRITE for its opcode and the STag is no longer valid). A local error, not the peer's: nothing
    * of the segment was placed into that memory and the stream places nothing more, as after
    * {@link #onDdpError}. By default it is reported as DDP's Local Catastrophic error (the
    * stream's {@code terminateForError} sends 1/0/0x00).

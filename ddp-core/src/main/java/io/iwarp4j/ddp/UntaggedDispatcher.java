@@ -2,6 +2,9 @@ package io.iwarp4j.ddp;
 
 import io.iwarp4j.mpa.CopyCounters;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.UntaggedHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +45,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class UntaggedDispatcher {
   /** Queues an upper layer can enable: 0..3 (RDMAP QN 0-2, RFC 7306 QN 3). */
-  public static final int QUEUE_COUNT = 4;
+  public static final int QUEUE_COUNT = OpcodeTable.QUEUE_COUNT;
 
   private static final Logger log = LoggerFactory.getLogger(UntaggedDispatcher.class);
 

@@ -15,6 +15,8 @@ import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -46,8 +48,8 @@ class DdpReceiveAllocationTest {
     long errors;
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      return REMOTE_WRITE;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return true;
     }
 
     @Override

@@ -18,6 +18,8 @@ import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaError;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -325,14 +327,15 @@ class DdpStreamValidationTest {
   }
 
   @Test
-  void anUpperLayerRequiringNoWriteRightIsABugThatStopsTheStream() {
-    pair.b.listener.accessOverride = io.iwarp4j.ddp.mem.AccessFlags.NONE;
+  void anUpperLayerAcceptingAnOpcodeWithNoTaggedRowIsABugThatStopsTheStream() {
+    // The opcode table names no write right for a tagged Send: nothing may be placed.
+    pair.b.listener.acceptOverride = true;
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> send(tagged(0xC1, WRITE, writable.stag(), BASE, 8)));
-    assertTrue(e.getMessage().contains("REJECT"), e.getMessage());
+        () -> send(tagged(0xC1, SEND, writable.stag(), BASE, 8)));
+    assertTrue(e.getMessage().contains("may not travel tagged"), e.getMessage());
     assertTrue(pair.b.stream.isErroneous());
     assertTrue(pair.b.listener.deliveries.isEmpty());
-    assertMemoryUnchanged("no write right required");
+    assertMemoryUnchanged("no tagged row");
   }
 
   @Test

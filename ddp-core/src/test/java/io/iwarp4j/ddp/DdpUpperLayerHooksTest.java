@@ -58,8 +58,8 @@ class DdpUpperLayerHooksTest {
     final List<String> events = new ArrayList<>();
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      return LOCAL_WRITE;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return true;
     }
 
     @Override

@@ -3,15 +3,15 @@ package io.iwarp4j.ddp;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.OpcodeTable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Records what a {@link DdpStream} hands up, copying what outlives each call. Its access policy
- * is RDMAP's: opcode 0 (RDMA Write) needs REMOTE_WRITE, opcode 2 (Read Response) LOCAL_WRITE,
- * any other opcode may not be tagged and is rejected.
+ * Records what a {@link DdpStream} hands up, copying what outlives each call. It accepts the
+ * tagged opcodes of RDMAP's table (RDMA Write, Read Response) and rejects the others.
  */
 final class RecordingStreamListener implements DdpStreamListener {
 
@@ -37,23 +37,19 @@ final class RecordingStreamListener implements DdpStreamListener {
   final List<MpaException> mpaErrors = new ArrayList<>();
   int inputClosed;
   int rejected;
-  /** When set, returned by {@link #requiredAccess} instead of the RDMAP policy. */
-  Integer accessOverride;
+  /** When set, returned by {@link #acceptTagged} instead of the RDMAP policy. */
+  Boolean acceptOverride;
 
   @Override
-  public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-    if (accessOverride != null) {
-      return accessOverride;
+  public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+    if (acceptOverride != null) {
+      return acceptOverride;
     }
-    switch (rsvdUlp & 0x0F) {
-      case 0:
-        return AccessFlags.REMOTE_WRITE;
-      case 2:
-        return AccessFlags.LOCAL_WRITE;
-      default:
-        rejected++;
-        return REJECT;
+    if (OpcodeTable.validTagged(rsvdUlp)) {
+      return true;
     }
+    rejected++;
+    return false;
   }
 
   @Override

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.ddp.RecordingSegmentWriter.Segment;
 import io.iwarp4j.ddp.RecordingUntaggedListener.Delivery;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

@@ -1,5 +1,7 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.FpduHeader;
+import io.iwarp4j.wire.MpaMarker;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

@@ -1,5 +1,7 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.RtrFrames;
+import io.iwarp4j.wire.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -196,7 +198,7 @@ public final class MpaConnection {
     LOG.debug("{} sending Terminate 2/0/0x{} ({}) and closing", ctx.channel(),
         Integer.toHexString(error.code()), error.description());
     ByteBuf term = ctx.alloc().buffer(TerminateMessage.MIN_LENGTH);
-    TerminateMessage.writeMpaError(term, TERMINATE_MSN, error);
+    TerminateMessage.writeLlpError(term, TERMINATE_MSN, error.code());
     framer.write(term, null);
     framer.flush();
     TerminateClose.closeAfterWrites(ctx.channel(), closePromise);

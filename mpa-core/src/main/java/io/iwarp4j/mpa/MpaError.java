@@ -1,8 +1,11 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.TerminateMessage;
+
 /**
  * MPA error codes (RFC 5044 §8, RFC 6581 §8). In a Terminate message they travel as
- * Layer 2 (LLP), Error Type 0 (MPA), Error Code {@link #code()}.
+ * Layer 2 (LLP), Error Type 0 (MPA), Error Code {@link #code()}: see
+ * {@link TerminateMessage#writeLlpError}.
  */
 public enum MpaError {
   /** 0x01: TCP connection closed, terminated or lost. */
@@ -19,11 +22,6 @@ public enum MpaError {
   INSUFFICIENT_IRD(0x06, "Insufficient IRD resources"),
   /** 0x07: no matching RTR option (RFC 6581). */
   NO_MATCHING_RTR(0x07, "No matching RTR option");
-
-  /** Terminate layer of every MPA error (LLP). */
-  public static final int TERMINATE_LAYER = 2;
-  /** Terminate error type of every MPA error (MPA). */
-  public static final int TERMINATE_ERROR_TYPE = 0;
 
   private final int code;
   private final String description;
@@ -64,5 +62,17 @@ public enum MpaError {
       }
     }
     return null;
+  }
+
+  /**
+   * The MPA error a Terminate reports (Layer 2, EType 0 or Chelsio's 3, a known code), or null
+   * for any other Terminate.
+   *
+   * @param term a checked Terminate
+   * @return the MPA error, or null
+   */
+  public static MpaError of(TerminateMessage term) {
+    int code = term.llpErrorCode();
+    return code < 0 ? null : ofCode(code);
   }
 }

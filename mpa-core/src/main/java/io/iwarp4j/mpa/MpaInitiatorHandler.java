@@ -1,5 +1,7 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.MpaStartupFrame;
+import io.iwarp4j.wire.RtrFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.time.Duration;
@@ -65,7 +67,7 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
     request = MpaNegotiation.request(settings);
     ByteBuf out = ctx.alloc().buffer(MpaStartupFrame.HEADER_LENGTH
         + settings.startupPrivateDataLength());
-    MpaStartupFrame.encode(out, MpaStartupFrame.Kind.REQUEST, request);
+    StartupFrames.encode(out, MpaStartupFrame.Kind.REQUEST, request);
     LOG.debug("{} sending MPA Request {}", ctx.channel(), request);
     ctx.writeAndFlush(out);
     awaitingReply = true;
@@ -99,7 +101,7 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
   }
 
   private void onReply(ByteBuf rest) {
-    MpaPeerParameters reply = frame.decode();
+    MpaPeerParameters reply = StartupFrames.decode(frame);
     LOG.debug("{} received MPA Reply {}", ctx.channel(), reply);
     MpaNegotiation.ReplyOutcome outcome = MpaNegotiation.evaluateReply(request, reply, settings,
         EffectiveMss.of(ctx.channel(), settings));
@@ -172,8 +174,8 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
   private void sendRtrAndSucceed(MpaConnectionInfo info, FpduFramer framer,
       MpaConnection connection) {
     if (info.rtr() != null) {
-      ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(info.rtr()));
-      RtrFrames.write(rtr, info.rtr());
+      ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(RtrWire.of(info.rtr())));
+      RtrFrames.write(rtr, RtrWire.of(info.rtr()));
       LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
       framer.write(rtr, null);
       framer.flush();

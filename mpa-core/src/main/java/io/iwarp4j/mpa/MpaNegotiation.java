@@ -1,5 +1,6 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.EnhancedConnectionData;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Objects;

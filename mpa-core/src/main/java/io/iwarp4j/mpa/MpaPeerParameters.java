@@ -7,9 +7,9 @@ import java.util.Set;
 /**
  * The contents of an MPA Request or Reply: the header bits, the revision, the RFC 6581
  * enhanced data when present, and the ULP private data that follows it. Describes what a peer
- * sent (decoded by {@link MpaStartupFrame#decode}) and what this end sends
+ * sent (decoded by {@link StartupFrames#decode}) and what this end sends
  * ({@link MpaNegotiation#request}, {@link MpaNegotiation#reply}, encoded by
- * {@link MpaStartupFrame#encode}).
+ * {@link StartupFrames#encode}).
  */
 public final class MpaPeerParameters {
   private final int revision;

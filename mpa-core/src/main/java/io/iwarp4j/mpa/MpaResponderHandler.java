@@ -1,5 +1,8 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.MpaStartupFrame;
+import io.iwarp4j.wire.ReadRequestHeader;
+import io.iwarp4j.wire.RtrFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
@@ -117,7 +120,7 @@ public final class MpaResponderHandler extends MpaStartupHandler {
   }
 
   private void onRequest(ByteBuf rest) {
-    request = frame.decode();
+    request = StartupFrames.decode(frame);
     LOG.debug("{} received MPA Request {}", ctx.channel(), request);
     if (rest.isReadable()) {
       malformed(rest.readableBytes() + " octets followed the MPA Request before the Reply was"
@@ -154,7 +157,7 @@ public final class MpaResponderHandler extends MpaStartupHandler {
     reply = MpaNegotiation.reply(request, settings, ird, ord, privateData, reject);
     ByteBuf out = ctx.alloc().buffer(MpaStartupFrame.HEADER_LENGTH
         + MpaSettings.MAX_PRIVATE_DATA);
-    MpaStartupFrame.encode(out, MpaStartupFrame.Kind.REPLY, reply);
+    StartupFrames.encode(out, MpaStartupFrame.Kind.REPLY, reply);
     LOG.debug("{} sending MPA Reply {}", ctx.channel(), reply);
     if (reject) {
       state = State.DONE;
@@ -213,7 +216,7 @@ public final class MpaResponderHandler extends MpaStartupHandler {
         return;
       }
       state = State.DONE;
-      RtrType rtr = RtrFrames.match(ulpdu);
+      RtrType rtr = RtrWire.of(RtrFrames.match(ulpdu));
       if (rtr == null || !reply.rtrTypes().contains(rtr)) {
         String reason = "the Initiator's first FPDU (" + ulpdu.length() + " octets, "
             + (rtr == null ? "not an RTR" : "a " + rtr + " RTR") + ") is none of the RTR options "
@@ -227,8 +230,8 @@ public final class MpaResponderHandler extends MpaStartupHandler {
       try {
         if (rtr == RtrType.READ) {
           ByteBuf resp = c.alloc().buffer(RtrFrames.READ_RESPONSE_LENGTH);
-          RtrFrames.writeReadResponse(resp, ulpdu.getInt(RtrFrames.READ_SINK_STAG_OFFSET),
-              ulpdu.getLong(RtrFrames.READ_SINK_TO_OFFSET));
+          RtrFrames.writeReadResponse(resp, ReadRequestHeader.sinkStag(ulpdu),
+              ReadRequestHeader.sinkTo(ulpdu));
           framer.write(resp, null);
           framer.flush();
         }

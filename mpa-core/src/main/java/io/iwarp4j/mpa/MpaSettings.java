@@ -1,5 +1,7 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.EnhancedConnectionData;
+import io.iwarp4j.wire.MpaStartupFrame;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -20,11 +22,11 @@ import java.util.Set;
  */
 public final class MpaSettings {
   /** The largest Private Data a startup frame may carry (RFC 5044 §7.1.1). */
-  public static final int MAX_PRIVATE_DATA = 512;
+  public static final int MAX_PRIVATE_DATA = MpaStartupFrame.MAX_PRIVATE_DATA;
   /** Octets of RFC 6581 enhanced connection data at the start of Private Data when S=1. */
   public static final int ENHANCED_DATA_LENGTH = 4;
   /** IRD/ORD value meaning "no automatic negotiation" (RFC 6581 §9.1). */
-  public static final int IRD_ORD_NO_NEGOTIATION = 0x3FFF;
+  public static final int IRD_ORD_NO_NEGOTIATION = EnhancedConnectionData.NO_NEGOTIATION;
 
   /** Default {@link #terminateLinger()}: 2 s (declared before {@code DEFAULTS}, which uses it). */
   public static final Duration DEFAULT_TERMINATE_LINGER = Duration.ofSeconds(2);

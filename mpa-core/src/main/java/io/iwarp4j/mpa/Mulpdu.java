@@ -1,5 +1,8 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.FpduHeader;
+import io.iwarp4j.wire.MpaMarker;
+
 /**
  * MULPDU, the largest ULPDU one FPDU carries when the FPDU is sized to one EMSS
  * (RFC 5044 §4.5 / mpa.md §4.4).
@@ -15,7 +18,7 @@ package io.iwarp4j.mpa;
  */
 public final class Mulpdu {
   /** The largest ULPDU_Length value. */
-  public static final int MAX_ULPDU_LENGTH = 0xFFFF;
+  public static final int MAX_ULPDU_LENGTH = FpduHeader.MAX_ULPDU_LENGTH;
   /** EMSS assumed when none can be read from the socket: a 1500-octet Ethernet MTU. */
   public static final int DEFAULT_EMSS = 1460;
 
@@ -33,9 +36,9 @@ public final class Mulpdu {
     if (emss < 64) {
       throw new IllegalArgumentException("EMSS " + emss + " is too small for MPA");
     }
-    int overhead = 6 + (emss & 3);
+    int overhead = FpduHeader.ULPDU_LENGTH_SIZE + FpduHeader.CRC_SIZE + (emss & 3);
     if (markers) {
-      overhead += 4 * ((emss + 511) / 512);
+      overhead += MpaMarker.SIZE * ((emss + MpaMarker.INTERVAL - 1) / MpaMarker.INTERVAL);
     }
     return Math.min(MAX_ULPDU_LENGTH, emss - overhead);
   }

@@ -1,5 +1,6 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.wire.SegmentBytes;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -14,7 +15,7 @@ import io.netty.buffer.ByteBuf;
  * <p>One instance is reused by its decoder for every ULPDU; it is valid only during
  * {@link UlpduListener#onUlpdu}. Not thread-safe: it lives on the connection's event loop.
  */
-public final class Ulpdu {
+public final class Ulpdu implements SegmentBytes {
   private ByteBuf[] bufs;
   private int[] offsets;
   private int[] lengths;
@@ -90,6 +91,7 @@ public final class Ulpdu {
    *
    * @return number of octets in the ULPDU (the FPDU's ULPDU_Length)
    */
+  @Override
   public int length() {
     return length;
   }
@@ -165,6 +167,7 @@ public final class Ulpdu {
    * @param index the octet index within the ULPDU
    * @return the octet at {@code index}, unsigned
    */
+  @Override
   public int getUnsignedByte(int index) {
     checkRange(index, 1);
     int p = pieceOf(index);
@@ -177,6 +180,7 @@ public final class Ulpdu {
    * @param index the octet index within the ULPDU
    * @return a big-endian 16-bit field, unsigned
    */
+  @Override
   public int getUnsignedShort(int index) {
     checkRange(index, 2);
     int p = pieceOf(index);
@@ -193,6 +197,7 @@ public final class Ulpdu {
    * @param index the octet index within the ULPDU
    * @return a big-endian 32-bit field
    */
+  @Override
   public int getInt(int index) {
     checkRange(index, 4);
     int p = pieceOf(index);
@@ -209,6 +214,7 @@ public final class Ulpdu {
    * @param index the octet index within the ULPDU
    * @return a big-endian 64-bit field
    */
+  @Override
   public long getLong(int index) {
     checkRange(index, 8);
     int p = pieceOf(index);

@@ -74,4 +74,10 @@ class FpduFramerHeadroomTest {
           wire, "crc " + crc);
     }
   }
+
+  @Test
+  void ulpduLimitWithMarkersIsMulpduOfTheLargestEmss() {
+    // 65535 - (6 + 4 * ceil(65535 / 512) + 65535 mod 4) = 65535 - (6 + 512 + 3)
+    assertEquals(65014, FpduFramer.MAX_ULPDU_LENGTH_WITH_MARKERS);
+  }
 }

@@ -39,7 +39,7 @@ class MpaFirstFpduDelayTest {
       assertEquals(0, StartupWire.drainOutbound(pair.initiator).length, "1 ms early: still quiet");
       pair.initiator.advanceTimeBy(1, TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
-      assertEquals(toHex(fpdu(hex(RtrFramesTest.WRITE), true)),
+      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)),
           toHex(StartupWire.drainOutbound(pair.initiator)), "then the Write RTR, byte-exact");
       assertTrue(ih.handshakeFuture().isSuccess());
     }

@@ -212,14 +212,14 @@ class MpaHandshakeTest {
       pair.shuttle();
       String flags = rtr == RtrType.SEND ? "c0 04 00 04" : rtr == RtrType.WRITE
           ? "80 04 80 04" : "80 04 40 04";
-      String rtrUlpdu = rtr == RtrType.SEND ? RtrFramesTest.SEND : rtr == RtrType.WRITE
-          ? RtrFramesTest.WRITE : RtrFramesTest.READ;
+      String rtrUlpdu = rtr == RtrType.SEND ? RtrWireTest.SEND : rtr == RtrType.WRITE
+          ? RtrWireTest.WRITE : RtrWireTest.READ;
       // The RTR is the Initiator's first FPDU, right after its Request.
       assertEquals(REQUEST_KEY + " 50 02 00 04 " + flags + " " + toHex(fpdu(hex(rtrUlpdu), true)),
           toHex(pair.toResponderBytes()));
       // A Read RTR is answered with a zero-length Read Response (FINDINGS §5).
       assertEquals(REPLY_KEY + " 50 02 00 04 " + flags
-          + (rtr == RtrType.READ ? " " + toHex(fpdu(hex(RtrFramesTest.READ_RESPONSE), true)) : ""),
+          + (rtr == RtrType.READ ? " " + toHex(fpdu(hex(RtrWireTest.READ_RESPONSE), true)) : ""),
           toHex(pair.toInitiatorBytes()));
       MpaConnection ic = ih.handshakeFuture().getNow();
       MpaConnection rc = rh.handshakeFuture().getNow();
@@ -250,7 +250,7 @@ class MpaHandshakeTest {
       assertFalse(rh.handshakeFuture().isDone(), "no RTR yet");
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(reply));
       byte[] rtr = StartupWire.drainOutbound(pair.initiator);
-      assertEquals(toHex(fpdu(hex(RtrFramesTest.WRITE), true)), toHex(rtr));
+      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(rtr));
       assertTrue(ih.handshakeFuture().isSuccess());
       for (int i = 0; i < rtr.length - 1; i++) {
         pair.responder.writeInbound(Unpooled.wrappedBuffer(new byte[] {rtr[i]}));
@@ -498,11 +498,11 @@ class MpaHandshakeTest {
       int start = pair.toResponderBytes().length;
       ih.handshakeFuture().getNow().terminate(MpaError.CRC_MISMATCH);
       pair.shuttle();
-      assertEquals("00 16 " + TerminateMessageTest.CRC_ERROR_ULPDU + " 7f e4 25 85",
+      assertEquals("00 16 " + MpaErrorTerminateTest.CRC_ERROR_ULPDU + " 7f e4 25 85",
           toHex(Arrays.copyOfRange(pair.toResponderBytes(), start,
               pair.toResponderBytes().length)));
       assertFalse(pair.initiator.isOpen());
-      assertEquals(List.of(TerminateMessageTest.CRC_ERROR_ULPDU), rl.hexUlpdus());
+      assertEquals(List.of(MpaErrorTerminateTest.CRC_ERROR_ULPDU), rl.hexUlpdus());
     }
   }
 

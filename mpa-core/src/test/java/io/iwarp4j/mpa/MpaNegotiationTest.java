@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.mpa.MpaNegotiation.ReplyOutcome;
+import io.iwarp4j.wire.MpaStartupFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Set;
@@ -375,7 +376,7 @@ class MpaNegotiationTest {
   static MpaPeerParameters decode(String hex) {
     MpaStartupFrame f = new MpaStartupFrame().wrap(StartupWire.buf(hex), 0);
     assertNull(f.checkHeader(f.kind()));
-    return f.decode();
+    return StartupFrames.decode(f);
   }
 
   private static String requestHex(MpaSettings s) {

@@ -121,7 +121,7 @@ class MpaResponderSendsFirstTest {
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(reply));
       pair.shuttle();
       assertTrue(rh.handshakeFuture().isSuccess());
-      assertEquals(toHex(fpdu(hex(RtrFramesTest.WRITE), true)), toHex(pair.toResponderBytes()));
+      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(pair.toResponderBytes()));
       assertEquals(0, pair.toInitiatorBytes().length, "Write RTR: no answer, nothing early");
     }
   }

@@ -341,7 +341,7 @@ class MpaStartupErrorsTest {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
     ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
     StartupWire.drainOutbound(ch);
-    ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(RtrFramesTest.READ), true)));
+    ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(RtrWireTest.READ), true)));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.NO_MATCHING_RTR, "a READ RTR");
     assertEquals(toHex(fpdu(terminate("20 07"), true)), toHex(StartupWire.drainOutbound(ch)));
   }
@@ -351,7 +351,7 @@ class MpaStartupErrorsTest {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
     ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
     StartupWire.drainOutbound(ch);
-    byte[] rtr = fpdu(hex(RtrFramesTest.WRITE), true);
+    byte[] rtr = fpdu(hex(RtrWireTest.WRITE), true);
     rtr[rtr.length - 1] ^= 1;
     ch.writeInbound(Unpooled.wrappedBuffer(rtr));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.CRC_MISMATCH, "CRC");

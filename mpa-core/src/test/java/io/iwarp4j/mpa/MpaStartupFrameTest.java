@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.wire.MpaStartupFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.EnumSet;
@@ -46,7 +47,7 @@ class MpaStartupFrameTest {
     assertEquals(MpaStartupFrame.Kind.REQUEST, frame.kind());
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
     assertEquals(28, frame.frameLength());
-    MpaPeerParameters p = frame.decode();
+    MpaPeerParameters p = StartupFrames.decode(frame);
     assertEquals(2, p.revision());
     assertFalse(p.markers());
     assertTrue(p.crc());
@@ -71,7 +72,7 @@ class MpaStartupFrameTest {
     ByteBuf b = StartupWire.buf(SPEC_REPLY);
     frame.wrap(b, 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REPLY));
-    MpaPeerParameters p = frame.decode();
+    MpaPeerParameters p = StartupFrames.decode(frame);
     assertTrue(p.crc());
     assertTrue(p.peerToPeer());
     assertEquals(Set.of(RtrType.WRITE), p.rtrTypes());
@@ -86,7 +87,7 @@ class MpaStartupFrameTest {
     ByteBuf b = StartupWire.buf(SIW_REQUEST);
     frame.wrap(b, 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
-    MpaPeerParameters p = frame.decode();
+    MpaPeerParameters p = StartupFrames.decode(frame);
     assertEquals(2, p.revision());
     assertFalse(p.crc());
     assertFalse(p.markers());
@@ -105,7 +106,7 @@ class MpaStartupFrameTest {
     b.writeBytes(hex("ff ff ff"));
     b.writeBytes(body);
     frame.wrap(b, 3);
-    assertEquals(16, frame.decode().ird());
+    assertEquals(16, StartupFrames.decode(frame).ird());
   }
 
   @Test
@@ -116,7 +117,7 @@ class MpaStartupFrameTest {
       b.setByte(16, 0x10 | res);
       frame.wrap(b, 0);
       assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST), "Res " + res);
-      assertEquals(1, frame.decode().ord());
+      assertEquals(1, StartupFrames.decode(frame).ord());
     }
   }
 
@@ -125,7 +126,7 @@ class MpaStartupFrameTest {
     ByteBuf b = StartupWire.buf(REQUEST_KEY + " 10 01 00 02 ab cd");
     frame.wrap(b, 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
-    MpaPeerParameters p = frame.decode();
+    MpaPeerParameters p = StartupFrames.decode(frame);
     assertFalse(p.enhanced());
     assertEquals(-1, p.ird());
     assertArrayEquals(hex("ab cd"), p.privateData());
@@ -135,7 +136,7 @@ class MpaStartupFrameTest {
   void rtrFlagsAreIgnoredWhenAIsZero() {
     ByteBuf b = StartupWire.buf(REQUEST_KEY + " 10 02 00 04 40 05 c0 06");
     frame.wrap(b, 0);
-    MpaPeerParameters p = frame.decode();
+    MpaPeerParameters p = StartupFrames.decode(frame);
     assertFalse(p.peerToPeer());
     assertTrue(p.rtrTypes().isEmpty());
     assertEquals(5, p.ird());
@@ -212,7 +213,7 @@ class MpaStartupFrameTest {
 
   static String encode(MpaStartupFrame.Kind kind, MpaPeerParameters p) {
     ByteBuf out = Unpooled.buffer();
-    int n = MpaStartupFrame.encode(out, kind, p);
+    int n = StartupFrames.encode(out, kind, p);
     assertEquals(out.readableBytes(), n);
     return toHex(StartupWire.bytes(out));
   }

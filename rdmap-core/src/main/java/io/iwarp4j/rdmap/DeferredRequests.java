@@ -1,5 +1,6 @@
 package io.iwarp4j.rdmap;
 
+import io.iwarp4j.wire.AtomicRequestHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 

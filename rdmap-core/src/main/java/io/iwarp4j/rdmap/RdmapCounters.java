@@ -1,5 +1,7 @@
 package io.iwarp4j.rdmap;
 
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TerminateMessage;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -44,7 +46,7 @@ public final class RdmapCounters {
   /** Asynchronous error events reported for the queue pair. */
   public static final int ERROR_EVENTS = ERROR_COMPLETIONS + 1;
   /** Layers a Terminate table distinguishes: 0 RDMAP, 1 DDP, 2 LLP (MPA). */
-  public static final int TERMINATE_LAYERS = 3;
+  public static final int TERMINATE_LAYERS = TerminateMessage.LAYER_LLP + 1;
   /** Error Types per layer a Terminate table distinguishes (0-2, as RFC 5040 §4.8 defines). */
   public static final int TERMINATE_TYPES = 3;
   /**

@@ -11,6 +11,15 @@ import io.iwarp4j.ddp.mem.StagCheck;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaError;
 import io.iwarp4j.mpa.MpaException;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.AtomicRequestHeader;
+import io.iwarp4j.wire.AtomicResponseHeader;
+import io.iwarp4j.wire.ImmediateDataHeader;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.RdmapControl;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.ReadRequestHeader;
+import io.iwarp4j.wire.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -82,9 +91,9 @@ public final class RdmapEndpoint {
    * The largest message QN 1 takes: an RFC 7306 Atomic Request (52 octets after the DDP header),
    * so that one arrives whole and is answered "Unexpected OpCode" rather than "too long".
    */
-  static final int READ_QUEUE_MESSAGE_LENGTH = 52;
+  static final int READ_QUEUE_MESSAGE_LENGTH = AtomicRequestHeader.LENGTH;
   /** The largest Terminate header: control 4 + segment length 2 + DDP header 18 + RDMA 28. */
-  static final int TERMINATE_QUEUE_MESSAGE_LENGTH = 52;
+  static final int TERMINATE_QUEUE_MESSAGE_LENGTH = TerminateMessage.MAX_MESSAGE_LENGTH;
 
   private static final Logger log = LoggerFactory.getLogger(RdmapEndpoint.class);
 
@@ -282,7 +291,7 @@ public final class RdmapEndpoint {
         maxReceiveBuffers, maxReceivePieces);
     stream.enableControlQueue(RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
         READ_QUEUE_MESSAGE_LENGTH);
-    stream.enableControlQueue(RdmapOpcode.TERMINATE.queueNumber(),
+    stream.enableControlQueue(OpcodeTable.TERMINATE_QN,
         TERMINATE_QUEUE_MESSAGE_LENGTH);
     this.rfc7306 = rfc7306;
     this.atomics = new AtomicResponder(pd);
@@ -922,7 +931,7 @@ public final class RdmapEndpoint {
       channel.close();
       return;
     }
-    terminate(MpaError.TERMINATE_LAYER, MpaError.TERMINATE_ERROR_TYPE, e.code(), null);
+    terminate(TerminateMessage.LAYER_LLP, TerminateMessage.ERROR_TYPE_MPA, e.code(), null);
   }
 
   /** The peer closed its sending half cleanly: close ours the same way. */

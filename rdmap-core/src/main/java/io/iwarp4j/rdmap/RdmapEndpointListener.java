@@ -1,5 +1,7 @@
 package io.iwarp4j.rdmap;
 
+import io.iwarp4j.wire.RdmapOpcode;
+
 /**
  * What an {@link RdmapEndpoint} tells its owner (the verbs queue pair). Every call runs on the
  * endpoint's event loop, carries primitives only, and must not block.

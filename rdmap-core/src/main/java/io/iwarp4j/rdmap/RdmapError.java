@@ -1,6 +1,7 @@
 package io.iwarp4j.rdmap;
 
 import io.iwarp4j.ddp.mem.StagCheck;
+import io.iwarp4j.wire.TerminateMessage;
 
 /**
  * The RDMAP-layer (Layer 0) errors a Terminate reports (RFC 5040 §4.8 Figure 9): Error Type and
@@ -54,7 +55,7 @@ public enum RdmapError {
   UNSPECIFIED_OPERATION(RdmapError.ETYPE_REMOTE_OPERATION, 0xFF, "Unspecified Error");
 
   /** Terminate layer of every RDMAP error. */
-  public static final int LAYER = 0;
+  public static final int LAYER = TerminateMessage.LAYER_RDMAP;
   /** Error Type 0x0: Local Catastrophic Error (any code). */
   public static final int ETYPE_LOCAL_CATASTROPHIC = 0;
   /** Error Type 0x1: Remote Protection Error. */

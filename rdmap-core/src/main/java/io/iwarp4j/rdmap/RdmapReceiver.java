@@ -1,18 +1,21 @@
 package io.iwarp4j.rdmap;
 
-import io.iwarp4j.ddp.DdpControl;
 import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStreamListener;
-import io.iwarp4j.ddp.TaggedHeader;
-import io.iwarp4j.ddp.UntaggedHeader;
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.InvalidateResult;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.ImmediateDataHeader;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.RdmapControl;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.TerminateMessage;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.slf4j.Logger;
@@ -20,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The receive side of an {@link RdmapEndpoint}: RDMAP's checks on what DDP hands up (RFC 5040
- * §7.2) and the dispatch of each delivered message. Version and opcode are checked on every
- * segment before DDP places it ({@link #requiredAccess} for tagged segments, before DDP's STag
+ * §7.2) and the dispatch of each delivered message, both by the opcode's row of
+ * {@link OpcodeTable}. Version and opcode are checked on every
+ * segment before DDP places it ({@link #acceptTagged} for tagged segments, before DDP's STag
  * checks; {@link #acceptUntagged} for untagged ones, after DDP's queue checks), so a segment RDMAP
  * refuses changes no memory. Errors found after delivery (a Send with Invalidate that cannot
  * invalidate, a bad Read Request) echo the header of the message's last segment, which is kept
@@ -57,22 +61,22 @@ final class RdmapReceiver implements DdpStreamListener {
   // ---- before placement ----
 
   @Override
-  public int requiredAccess(int rsvdUlp, Ulpdu segment) {
+  public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
     if (RdmapControl.version(rsvdUlp) != RdmapControl.VERSION) {
       return reject(RdmapError.INVALID_VERSION, segment);
     }
     int opcode = RdmapControl.opcode(rsvdUlp);
-    if (opcode == RdmapOpcode.RDMA_WRITE.code()) {
-      return AccessFlags.REMOTE_WRITE;
-    }
-    if (opcode != RdmapOpcode.RDMA_READ_RESPONSE.code()) {
+    if (!OpcodeTable.validTagged(opcode)) {
       return reject(RdmapError.UNEXPECTED_OPCODE, segment);
+    }
+    if (!OpcodeTable.has(opcode, OpcodeTable.RESPONSE)) {
+      return true; // an RDMA Write: DDP checks its STag (REMOTE_WRITE, from the table)
     }
     boolean last = DdpControl.isLast(DdpControl.get(segment));
     switch (reads.checkSegment(TaggedHeader.stag(segment), TaggedHeader.taggedOffset(segment),
         segment.length() - TaggedHeader.LENGTH, last)) {
       case OK:
-        return AccessFlags.LOCAL_WRITE;
+        return true;
       case NO_READ_OUTSTANDING:
         return reject(RdmapError.UNEXPECTED_OPCODE, segment);
       case WRONG_STAG:
@@ -92,13 +96,9 @@ final class RdmapReceiver implements DdpStreamListener {
   @Override
   public boolean placesUntaggedPayload(int qn, long rsvdUlp) {
     // Immediate Data consumes a receive buffer but is handed over in the completion (RFC 7306
-    // §6.1), never placed into the buffer.
-    return !isImmediate(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
-  }
-
-  private static boolean isImmediate(int opcode) {
-    return opcode == RdmapOpcode.IMMEDIATE_DATA.code()
-        || opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE.code();
+    // §6.1), never placed into the buffer; everything else lands in its queue's buffer.
+    return !OpcodeTable.has(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)),
+        OpcodeTable.IMMEDIATE_DATA);
   }
 
   @Override
@@ -111,12 +111,12 @@ final class RdmapReceiver implements DdpStreamListener {
       reject(RdmapError.INVALID_VERSION, segment);
       return false;
     }
-    RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(control));
+    int opcode = RdmapControl.opcode(control);
     if (!belongsOn(opcode, qn)) {
       reject(RdmapError.UNEXPECTED_OPCODE, segment);
       return false;
     }
-    if (isImmediate(opcode.code())) {
+    if (OpcodeTable.has(opcode, OpcodeTable.IMMEDIATE_DATA)) {
       // RFC 7306 §6.3: exactly 8 octets, so one whole segment (MO 0, L=1) of 8 payload octets.
       if (segment.length() != ImmediateDataHeader.SEGMENT_LENGTH
           || UntaggedHeader.messageOffset(segment) != 0
@@ -126,7 +126,8 @@ final class RdmapReceiver implements DdpStreamListener {
       }
       immediateData = ImmediateDataHeader.data(segment);
     }
-    if (opcode.carriesInvalidateStag() && UntaggedHeader.messageOffset(segment) == 0) {
+    if (OpcodeTable.has(opcode, OpcodeTable.INVALIDATE_STAG)
+        && UntaggedHeader.messageOffset(segment) == 0) {
       // Checked before the first octet is placed, so a doomed Send leaves the buffer untouched;
       // delivery still does the invalidation (and catches a change in between).
       RdmapError e = invalidateCheck(RdmapControl.invalidateStagOf(rsvdUlp));
@@ -139,12 +140,12 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   /** Whether {@code opcode} is one this end accepts on untagged queue {@code qn}. */
-  private boolean belongsOn(RdmapOpcode opcode, int qn) {
-    if (opcode == null || opcode.tagged() || opcode.queueNumber() != qn) {
+  private boolean belongsOn(int opcode, int qn) {
+    if (!OpcodeTable.validUntagged(opcode, qn)) {
       return false;
     }
     // Without RFC 7306 its opcodes are unexpected, as at a peer that lacks it (§1.1: 0/2/0x06).
-    return opcode.code() <= RdmapOpcode.TERMINATE.code() || endpoint.rfc7306Enabled();
+    return !OpcodeTable.has(opcode, OpcodeTable.RFC7306) || endpoint.rfc7306Enabled();
   }
 
   /** Why {@code stag} cannot be invalidated by this stream, or null when it can. */
@@ -159,18 +160,18 @@ final class RdmapReceiver implements DdpStreamListener {
     return null;
   }
 
-  private int reject(RdmapError error, Ulpdu segment) {
+  private boolean reject(RdmapError error, Ulpdu segment) {
     failed.capture(segment);
     debugRejected(error.errorType(), error.code(), segment);
     endpoint.terminate(error, failed);
-    return REJECT;
+    return false;
   }
 
-  private int reject(DdpError error, Ulpdu segment) {
+  private boolean reject(DdpError error, Ulpdu segment) {
     failed.capture(segment);
     debugRejected(error.errorType(), error.code(), segment);
     endpoint.terminate(error, failed);
-    return REJECT;
+    return false;
   }
 
   private void debugRejected(int errorType, int code, Ulpdu segment) {
@@ -187,7 +188,7 @@ final class RdmapReceiver implements DdpStreamListener {
     if (!endpoint.receiving()) {
       return;
     }
-    if (RdmapControl.opcode(rsvdUlp) == RdmapOpcode.RDMA_READ_RESPONSE.code()) {
+    if (OpcodeTable.has(RdmapControl.opcode(rsvdUlp), OpcodeTable.RESPONSE)) {
       endpoint.counters().received(RdmapOpcode.RDMA_READ_RESPONSE, length);
       if (log.isDebugEnabled()) {
         log.debug("{} Read Response delivered: {} octets at STag 0x{}", endpoint.channel(),
@@ -210,7 +211,7 @@ final class RdmapReceiver implements DdpStreamListener {
       return;
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
-    if (isImmediate(opcode.code())) {
+    if (OpcodeTable.has(opcode.code(), OpcodeTable.IMMEDIATE_DATA)) {
       endpoint.counters().received(opcode, ImmediateDataHeader.LENGTH);
       if (log.isDebugEnabled()) {
         log.debug("{} {} delivered: msn={} buffer={}", endpoint.channel(), opcode,
@@ -221,7 +222,7 @@ final class RdmapReceiver implements DdpStreamListener {
     }
     endpoint.counters().received(opcode, Integer.toUnsignedLong(length));
     int invalidated = 0;
-    if (opcode.carriesInvalidateStag()) {
+    if (OpcodeTable.has(opcode.code(), OpcodeTable.INVALIDATE_STAG)) {
       int stag = RdmapControl.invalidateStagOf(rsvdUlp);
       InvalidateResult result = stags.remoteInvalidate(stag, pd);
       if (result != InvalidateResult.OK) {
@@ -244,20 +245,23 @@ final class RdmapReceiver implements DdpStreamListener {
     if (!endpoint.receiving()) {
       return;
     }
-    endpoint.counters().received(RdmapOpcode.fromCode(
-        RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp))), message.readableBytes());
-    if (qn == RdmapOpcode.TERMINATE.queueNumber()) {
+    RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
+    endpoint.counters().received(opcode, message.readableBytes());
+    if (opcode == RdmapOpcode.TERMINATE) {
       terminateDelivered(message);
       return;
     }
     failed.copyFrom(lastMessage);
-    if (qn == RdmapOpcode.ATOMIC_RESPONSE.queueNumber()) {
-      endpoint.atomicResponseDelivered(message, failed);
-    } else if (RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp))
-        == RdmapOpcode.ATOMIC_REQUEST.code()) {
-      endpoint.atomicRequestDelivered(message, failed);
-    } else {
-      endpoint.readRequestDelivered(message, failed);
+    switch (opcode) {
+      case ATOMIC_RESPONSE:
+        endpoint.atomicResponseDelivered(message, failed);
+        break;
+      case ATOMIC_REQUEST:
+        endpoint.atomicRequestDelivered(message, failed);
+        break;
+      default:
+        endpoint.readRequestDelivered(message, failed);
+        break;
     }
   }
 

@@ -1,9 +1,10 @@
 package io.iwarp4j.rdmap;
 
-import io.iwarp4j.ddp.DdpControl;
-import io.iwarp4j.ddp.TaggedHeader;
-import io.iwarp4j.ddp.UntaggedHeader;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.wire.DdpControl;
+import io.iwarp4j.wire.ReadRequestHeader;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 

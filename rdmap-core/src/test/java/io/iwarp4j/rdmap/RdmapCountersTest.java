@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.iwarp4j.ddp.mem.MemoryRegion;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;

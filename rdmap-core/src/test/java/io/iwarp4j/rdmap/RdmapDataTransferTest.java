@@ -5,14 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.TaggedHeader;
-import io.iwarp4j.ddp.UntaggedHeader;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.rdmap.EndpointPair.End;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Receive;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.UntaggedHeader;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;

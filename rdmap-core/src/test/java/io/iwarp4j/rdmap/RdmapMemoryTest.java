@@ -11,6 +11,7 @@ import io.iwarp4j.rdmap.RecordingEndpointListener.Disconnected;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Receive;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
+import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.time.Duration;

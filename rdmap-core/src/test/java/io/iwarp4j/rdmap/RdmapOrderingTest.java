@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.TaggedHeader;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.iwarp4j.wire.TaggedHeader;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;

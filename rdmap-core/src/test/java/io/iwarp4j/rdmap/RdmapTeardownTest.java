@@ -12,6 +12,7 @@ import io.iwarp4j.rdmap.EndpointPair.End;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Disconnected;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Receive;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
+import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;

@@ -15,6 +15,7 @@ import io.iwarp4j.rdmap.EndpointPair.End;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateReceived;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateSent;
+import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -14,6 +14,8 @@ import io.iwarp4j.mpa.MpaError;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Disconnected;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateSent;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.TerminateMessage;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -170,8 +172,8 @@ class ReadResponseSnapshotTest {
     mem.fill(source, 0, SIZE); // the residual race: the octets change after their CRC
     p.b.transport.resume();
     p.shuttle();
-    assertEquals(List.of(new TerminateSent(MpaError.TERMINATE_LAYER,
-        MpaError.TERMINATE_ERROR_TYPE, MpaError.CRC_MISMATCH.code())),
+    assertEquals(List.of(new TerminateSent(TerminateMessage.LAYER_LLP,
+        TerminateMessage.ERROR_TYPE_MPA, MpaError.CRC_MISMATCH.code())),
         p.a.events.endEvents(), "exactly the defect a snapshot prevents");
     assertEquals(0, budget.inUse());
   }

@@ -1,5 +1,6 @@
 package io.iwarp4j.rdmap;
 
+import io.iwarp4j.wire.RdmapOpcode;
 import java.util.ArrayList;
 import java.util.List;
 

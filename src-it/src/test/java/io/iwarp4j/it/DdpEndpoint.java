@@ -10,8 +10,8 @@ import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.rdmap.RdmapControl;
-import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.RdmapControl;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.time.Duration;
@@ -200,15 +200,8 @@ final class DdpEndpoint implements AutoCloseable {
     }
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      int opcode = RdmapControl.opcode(rsvdUlp);
-      if (opcode == RdmapOpcode.RDMA_WRITE.code()) {
-        return AccessFlags.REMOTE_WRITE;
-      }
-      if (opcode == RdmapOpcode.RDMA_READ_RESPONSE.code()) {
-        return AccessFlags.LOCAL_WRITE;
-      }
-      return REJECT;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return OpcodeTable.validTagged(RdmapControl.opcode(rsvdUlp));
     }
 
     @Override

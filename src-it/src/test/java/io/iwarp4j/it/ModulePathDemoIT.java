@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The library as JPMS modules: an application module ({@code src/test/module-demo}, requiring
- * only {@code io.iwarp4j.verbs}) is compiled against the four library jars, Netty and SLF4J on
+ * only {@code io.iwarp4j.verbs}) is compiled against the five library jars, Netty and SLF4J on
  * the module path and run in a separate JVM with {@code java --module-path ... -m}: it RDMA
  * Writes and Reads 64 KiB over 127.0.0.1 with every octet verified and finds the internals
  * closed to it at run time. A second module ({@code src/test/module-demo-illegal}) that imports
@@ -43,11 +43,11 @@ class ModulePathDemoIT {
   private static final long RUN_SECONDS = 180;
 
   /**
-   * What a module-path application needs: our four modules, every Netty module they pull in
+   * What a module-path application needs: our five modules, every Netty module they pull in
    * (all of Netty's jars are named modules), SLF4J and a binding.
    */
   private static final Pattern MODULE_JARS = Pattern.compile(
-      "(mpa-core|ddp-core|rdmap-core|verbs-api)-[^/]*(?<!-tests)\\.jar"
+      "(wire|mpa-core|ddp-core|rdmap-core|verbs-api)-[^/]*(?<!-tests)\\.jar"
           + "|netty-[a-z0-9-]+-4\\.[^/]*\\.jar"
           + "|slf4j-(api|simple)-[^/]*\\.jar");
 
@@ -147,7 +147,7 @@ class ModulePathDemoIT {
         entries.add(entry);
       }
     }
-    for (String module : List.of("mpa-core", "ddp-core", "rdmap-core", "verbs-api",
+    for (String module : List.of("wire", "mpa-core", "ddp-core", "rdmap-core", "verbs-api",
         "netty-transport-native-epoll", "slf4j-api")) {
       assertTrue(entries.stream().anyMatch(e -> Paths.get(e).getFileName().toString()
               .startsWith(module + "-")),

@@ -1,6 +1,7 @@
 package io.iwarp4j.verbs;
 
 import io.iwarp4j.verbs.engine.TerminateStatus;
+import io.iwarp4j.wire.TerminateMessage;
 
 /**
  * The error a Terminate message carried (RFC 5040 §4.8): which layer found it, its Error Type
@@ -14,11 +15,11 @@ import io.iwarp4j.verbs.engine.TerminateStatus;
  */
 public record TerminateInfo(int layer, int errorType, int errorCode, boolean receivedFromPeer) {
   /** Terminate layer RDMAP. */
-  public static final int LAYER_RDMAP = 0;
+  public static final int LAYER_RDMAP = TerminateMessage.LAYER_RDMAP;
   /** Terminate layer DDP. */
-  public static final int LAYER_DDP = 1;
+  public static final int LAYER_DDP = TerminateMessage.LAYER_DDP;
   /** Terminate layer LLP (MPA). */
-  public static final int LAYER_LLP = 2;
+  public static final int LAYER_LLP = TerminateMessage.LAYER_LLP;
 
   /**
    * The {@link WorkCompletion#vendorError()} value of this Terminate.

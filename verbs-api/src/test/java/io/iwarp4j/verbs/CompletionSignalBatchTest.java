@@ -2,7 +2,7 @@ package io.iwarp4j.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

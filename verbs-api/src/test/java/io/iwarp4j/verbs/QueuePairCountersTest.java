@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.rdmap.RdmapCounters;
-import io.iwarp4j.rdmap.RdmapOpcode;
 import io.iwarp4j.verbs.engine.LifecycleLog;
+import io.iwarp4j.wire.RdmapOpcode;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.AfterEach;

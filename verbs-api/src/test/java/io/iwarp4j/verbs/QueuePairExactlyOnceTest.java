@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.rdmap.RdmapEndpointListener;
-import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

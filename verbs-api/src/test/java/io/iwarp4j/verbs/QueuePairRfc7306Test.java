@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.rdmap.AtomicOpcode;
-import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.wire.RdmapOpcode;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

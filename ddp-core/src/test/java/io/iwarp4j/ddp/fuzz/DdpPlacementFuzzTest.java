@@ -236,11 +236,8 @@ class DdpPlacementFuzzTest {
     Runnable onError = () -> { };
 
     @Override
-    public int requiredAccess(int rsvdUlp, Ulpdu segment) {
-      if (rsvdUlp == RDMAP_WRITE) {
-        return REMOTE_WRITE;
-      }
-      return rsvdUlp == RDMAP_READ_RESPONSE ? LOCAL_WRITE : REJECT;
+    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
+      return rsvdUlp == RDMAP_WRITE || rsvdUlp == RDMAP_READ_RESPONSE;
     }
 
     @Override

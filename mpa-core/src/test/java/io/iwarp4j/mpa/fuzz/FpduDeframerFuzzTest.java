@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.iwarp4j.mpa.FpduDeframer;
-import io.iwarp4j.mpa.FpduHeader;
+import io.iwarp4j.wire.FpduHeader;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;

@@ -13,7 +13,7 @@ import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaRejectedException;
 import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.mpa.MpaSettings;
-import io.iwarp4j.mpa.MpaStartupFrame;
+import io.iwarp4j.wire.MpaStartupFrame;
 import io.iwarp4j.mpa.RtrType;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
@@ -25,6 +24,8 @@ import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.TerminateInfo;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.TerminateMessage;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
@@ -201,7 +202,7 @@ class HostileLimitsIT {
     long responseOctets = 0;
     byte[] ulpdu;
     while ((ulpdu = peer.readFpdu()) != null && (ulpdu[0] & 0x80) != 0) {
-      responseOctets += ulpdu.length - TerminateMessage.TAGGED_DDP_HEADER_LENGTH;
+      responseOctets += ulpdu.length - TaggedHeader.LENGTH;
     }
     assertNotNull(ulpdu, "the device closed without a Terminate after " + responseOctets
         + " response octets");

@@ -1,7 +1,7 @@
 package io.iwarp4j.it.hostile;
 
-import io.iwarp4j.mpa.MpaPeerParameters;
-import io.iwarp4j.mpa.MpaStartupFrame;
+import io.iwarp4j.wire.MpaStartupFrame;
+import io.iwarp4j.wire.EnhancedConnectionData;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
@@ -12,7 +12,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Set;
 import java.util.zip.CRC32C;
 
 /**
@@ -50,8 +49,9 @@ final class HostilePeer implements AutoCloseable {
   void sendRequest() throws IOException {
     ByteBuf buf = Unpooled.buffer();
     try {
-      MpaStartupFrame.encode(buf, MpaStartupFrame.Kind.REQUEST, new MpaPeerParameters(2, false,
-          true, false, true, false, Set.of(), 4, 4, new byte[0]));
+      MpaStartupFrame.writeHeader(buf, MpaStartupFrame.Kind.REQUEST,
+          MpaStartupFrame.FLAG_C | MpaStartupFrame.FLAG_S, 2, EnhancedConnectionData.LENGTH);
+      EnhancedConnectionData.write(buf, false, 0, 4, 4);
       writeRaw(bytes(buf));
     } finally {
       buf.release();

@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.mpa.TerminateMessage;
 import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;
@@ -28,6 +27,10 @@ import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.TerminateInfo;
 import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
+import io.iwarp4j.wire.OpcodeTable;
+import io.iwarp4j.wire.TaggedHeader;
+import io.iwarp4j.wire.TerminateMessage;
+import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -282,7 +285,7 @@ class HostileTerminateIT {
     assertEquals(null, t.check(), "malformed Terminate " + Arrays.toString(term));
     assertEquals(0x41, term[0] & 0xFF, "Terminate DDP control: untagged, L=1, DV=1");
     assertEquals(0x47, term[1] & 0xFF, "Terminate RDMAP control: RV=1, opcode 0x7");
-    assertEquals(TerminateMessage.TERMINATE_QN, t.queueNumber());
+    assertEquals(OpcodeTable.TERMINATE_QN, t.queueNumber());
     assertEquals(1, t.msn(), "first Terminate: MSN 1");
     assertEquals(row.layer(), t.layer(), "layer");
     assertEquals(row.type(), t.errorType(), "error type");
@@ -297,8 +300,8 @@ class HostileTerminateIT {
     // Without M the Terminate ends after the Terminate Control (RFC 5040 §4.8).
     int expectedLength = row.m() ? at : TerminateMessage.MIN_LENGTH;
     if (row.d()) {
-      int h = (sent[0] & 0x80) != 0 ? TerminateMessage.TAGGED_DDP_HEADER_LENGTH
-          : TerminateMessage.UNTAGGED_DDP_HEADER_LENGTH;
+      int h = (sent[0] & 0x80) != 0 ? TaggedHeader.LENGTH
+          : UntaggedHeader.LENGTH;
       assertArrayEquals(Arrays.copyOf(sent, h), Arrays.copyOfRange(term, at, at + h),
           "echoed DDP header");
       expectedLength += h;

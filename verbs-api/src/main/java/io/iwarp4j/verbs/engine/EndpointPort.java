@@ -1,9 +1,9 @@
 package io.iwarp4j.verbs.engine;
 
 import io.iwarp4j.ddp.GatherList;
-import io.iwarp4j.rdmap.AtomicOpcode;
-import io.iwarp4j.rdmap.RdmapOpcode;
 import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 
 /**

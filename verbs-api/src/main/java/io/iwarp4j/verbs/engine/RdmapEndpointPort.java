@@ -2,8 +2,8 @@ package io.iwarp4j.verbs.engine;
 
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.rdmap.RdmapEndpoint;
-import io.iwarp4j.rdmap.AtomicOpcode;
-import io.iwarp4j.rdmap.RdmapOpcode;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
