@@ -87,8 +87,8 @@ final class QpEndpointEvents implements RdmapEndpointListener {
   public void onLocalProtectionError(long id, boolean receive) {
     // The endpoint's Local Catastrophic Terminate follows: report it here, with the charge.
     TerminateInfo t = new TerminateInfo(TerminateInfo.LAYER_RDMAP, LOCAL_CATASTROPHIC, 0, false);
-    teardown.enterError(receive ? -1 : id, receive ? id : -1, WcStatus.LOC_PROT_ERR, t.vendorError(),
-        TEARDOWN_NONE, t, (receive ? "receive " : "work request ") + "memory was deregistered"
+    teardown.enterError(receive ? -1 : id, receive ? id : -1, WcStatus.LOC_PROT_ERR,
+        t.vendorError(), TEARDOWN_NONE, t, (receive ? "receive " : "work request ") + "memory was deregistered"
         + " while in use (" + t + ")", true);
   }
 
@@ -101,8 +101,8 @@ final class QpEndpointEvents implements RdmapEndpointListener {
   public void onTerminateWithheld(int layer, int errorType, int errorCode) {
     TerminateInfo t = new TerminateInfo(layer, errorType, errorCode, false);
     // Reported as an error without a Terminate: none was sent (RFC 5044 §7.1.2 rule 4).
-    teardown.enterError(-1, -1, TerminateStatus.forSent(layer, errorType, errorCode), t.vendorError(),
-        TEARDOWN_NONE, null, "closed without a Terminate: the peer's first FPDU failed ("
+    teardown.enterError(-1, -1, TerminateStatus.forSent(layer, errorType, errorCode),
+        t.vendorError(), TEARDOWN_NONE, null, "closed without a Terminate: the peer's first FPDU failed ("
             + t.describe() + "), and nothing may be sent before an intact one (RFC 5044"
             + " §7.1.2 rule 4)", true);
   }

@@ -100,8 +100,8 @@ final class QpTeardown {
     ReceiveQueue.Entry r;
     while ((r = rq.oldest()) != null) {
       boolean charged = rq.oldestSequence() == recvCharge && status != null;
-      WorkCompletion wc = completions.stageRecv(r.wr, charged ? status : WcStatus.WR_FLUSH_ERR, null, 0, 0,
-          charged ? vendorError : 0);
+      WorkCompletion wc = completions.stageRecv(r.wr, charged ? status : WcStatus.WR_FLUSH_ERR,
+          null, 0, 0, charged ? vendorError : 0);
       countError(charged);
       rq.retireOldest();
       recvCq.offer(wc);

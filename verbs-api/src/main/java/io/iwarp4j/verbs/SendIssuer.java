@@ -109,8 +109,8 @@ final class SendIssuer {
     if (opcode.isAtomic()) {
       result = resultRegion(wr);
       if (result == null) {
-        teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode + " wrId "
-            + wr.wrId() + " names a local result buffer it may not write", true);
+        teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
+            + " wrId " + wr.wrId() + " names a local result buffer it may not write", true);
         return false;
       }
     }
@@ -137,8 +137,9 @@ final class SendIssuer {
             wr.remoteAddress());
       } else {
         if (!sendPins.pinAll(sgl)) {
-          teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode + " wrId "
-              + wr.wrId() + ": a region of it was deregistered while it was issued", true);
+          teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
+              + " wrId " + wr.wrId() + ": a region of it was deregistered while it was issued",
+              true);
           return false;
         }
         try {
@@ -213,7 +214,8 @@ final class SendIssuer {
     SendQueue.Entry e;
     while ((e = sq.retirable()) != null) {
       boolean signaled = signalAll || e.wr.isSignaled();
-      WorkCompletion wc = signaled ? completions.stageSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0) : null;
+      WorkCompletion wc =
+          signaled ? completions.stageSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0) : null;
       // Free the slot before the completion is visible: a poller may repost at once.
       sq.retireOldest();
       boolean accepted = wc == null || completions.deliverSend(wc);
