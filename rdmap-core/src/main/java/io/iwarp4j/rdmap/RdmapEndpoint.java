@@ -1,13 +1,10 @@
 package io.iwarp4j.rdmap;
 
-import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.DdpStreamListener;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.UntaggedReceiveQueue;
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
-import io.iwarp4j.ddp.mem.StagCheck;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaError;
 import io.iwarp4j.mpa.MpaException;
@@ -97,18 +94,6 @@ public final class RdmapEndpoint {
 
   private static final Logger log = LoggerFactory.getLogger(RdmapEndpoint.class);
 
-  private static final int WRITE_CONTROL = RdmapControl.encode(RdmapOpcode.RDMA_WRITE);
-  private static final long READ_REQUEST_RSVD_ULP =
-      RdmapControl.untaggedRsvdUlp(RdmapOpcode.RDMA_READ_REQUEST, 0);
-  private static final long ATOMIC_REQUEST_RSVD_ULP =
-      RdmapControl.untaggedRsvdUlp(RdmapOpcode.ATOMIC_REQUEST, 0);
-  private static final long ATOMIC_RESPONSE_RSVD_ULP =
-      RdmapControl.untaggedRsvdUlp(RdmapOpcode.ATOMIC_RESPONSE, 0);
-  private static final long IMMEDIATE_RSVD_ULP =
-      RdmapControl.untaggedRsvdUlp(RdmapOpcode.IMMEDIATE_DATA, 0);
-  private static final long IMMEDIATE_SE_RSVD_ULP =
-      RdmapControl.untaggedRsvdUlp(RdmapOpcode.IMMEDIATE_DATA_WITH_SE, 0);
-
   private static final int OPEN = 0;
   private static final int CLOSING = 1;
   private static final int ENDED = 2;
@@ -126,33 +111,21 @@ public final class RdmapEndpoint {
   private final OutstandingReads reads;
   private final ReadResponder responder;
   private final TransportBarriers barriers;
-  private final ByteBuf readRequestHeader =
-      Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
   /** Whether the RFC 7306 opcodes are accepted and may be issued on this stream. */
   private final boolean rfc7306;
-  private final AtomicResponder atomics;
-  private final ByteBuf atomicRequestHeader =
-      Unpooled.wrappedBuffer(new byte[AtomicRequestHeader.LENGTH]);
-  private final ByteBuf atomicResponseHeader =
-      Unpooled.wrappedBuffer(new byte[AtomicResponseHeader.LENGTH]);
-  private final ByteBuf immediateHeader =
-      Unpooled.wrappedBuffer(new byte[ImmediateDataHeader.LENGTH]);
-  /** The Request Identifier the next Atomic Request carries. */
-  private int nextAtomicRequestId = 1;
-  /** Inbound requests that wait for earlier Read Responses to leave (see the class). */
-  private final DeferredRequests deferred;
-  private final int ird;
-  /** Transmit messages below this include every zero-copy Read Response with payload so far. */
-  private long readResponseHorizon;
+  // The stream's sides, by concern (as siw's qp_tx, rx responder and Terminate): see each class.
+  private final TerminateSender terminator;
+  private final RdmapRequester requester;
+  private final InboundRequests inbound;
   private final GatherList receivePieces;
   private final Runnable deferredWork = this::runDeferredWork;
 
   /** The next transmit message's sequence number (Writes, Sends, Read Responses). */
-  private long txSeq;
+  long txSeq;
   /** Transmit messages below this were taken by the transport while the channel was active. */
   private long sent;
   /** Transmit messages below this were released by the transport, sent or dropped. */
-  private long taken;
+  long taken;
 
   /** Where this stream counts its traffic and errors. */
   private final RdmapCounters counters;
@@ -284,8 +257,6 @@ public final class RdmapEndpoint {
     this.receivePieces = new GatherList(maxReceivePieces);
     this.reads = new OutstandingReads(ord);
     this.responder = new ReadResponder(stream, ird, crc ? readResponseCopies : null, counters);
-    this.ird = ird;
-    this.deferred = new DeferredRequests(ird);
     this.barriers = new TransportBarriers(channel, this::onTaken);
     this.receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
         maxReceiveBuffers, maxReceivePieces);
@@ -294,13 +265,16 @@ public final class RdmapEndpoint {
     stream.enableControlQueue(OpcodeTable.TERMINATE_QN,
         TERMINATE_QUEUE_MESSAGE_LENGTH);
     this.rfc7306 = rfc7306;
-    this.atomics = new AtomicResponder(pd);
     if (rfc7306) {
       // RFC 7306 §5.2.2 rule 5: the requester keeps QN 3 buffers for its Atomic Responses.
       stream.enableControlQueue(RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
           AtomicResponseHeader.LENGTH);
     }
-    this.receiver = new RdmapReceiver(this, reads);
+    this.terminator = new TerminateSender(this, stream, counters, listener);
+    this.requester = new RdmapRequester(this, stream, counters, listener, operations, reads,
+        terminator, rfc7306);
+    this.inbound = new InboundRequests(this, stream, counters, responder, terminator, ird);
+    this.receiver = new RdmapReceiver(this, reads, requester, inbound, terminator);
     stream.setListener(receiver);
     channel.pipeline().addLast(new TransportEvents(new TransportListener()));
     if (!channel.isActive()) {
@@ -411,9 +385,7 @@ public final class RdmapEndpoint {
    */
   public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
     checkIssue("write");
-    stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
-    counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
-    operations.addTransmit(token, txSeq++);
+    requester.write(token, remoteStag, remoteTo, payload);
   }
 
   /**
@@ -434,26 +406,7 @@ public final class RdmapEndpoint {
    */
   public void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo) {
     checkIssue("read");
-    if (!reads.canIssue()) {
-      throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads are outstanding:"
-          + " wait for a Read to complete (canIssueRead())");
-    }
-    long size = Integer.toUnsignedLong(length);
-    if (size > 0) {
-      StagCheck sink = stags.check(sinkStag, sinkTo, size, AccessFlags.LOCAL_WRITE, pd);
-      if (sink != StagCheck.OK) {
-        throw new IllegalArgumentException("RDMA Read sink STag 0x" + Integer.toHexString(sinkStag)
-            + " TO 0x" + Long.toHexString(sinkTo) + " length " + size + ": " + sink
-            + " (it must be a LOCAL_WRITE range of this stream's Protection Domain)");
-      }
-    }
-    readRequestHeader.clear();
-    ReadRequestHeader.write(readRequestHeader, sinkStag, sinkTo, length, srcStag, srcTo);
-    stream.sendUntagged(READ_REQUEST_RSVD_ULP, RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
-        readRequestHeader, null);
-    counters.sent(RdmapOpcode.RDMA_READ_REQUEST, ReadRequestHeader.LENGTH);
-    long position = operations.addRead(token, size);
-    reads.add(position, sinkStag, sinkTo, size);
+    requester.read(token, sinkStag, sinkTo, length, srcStag, srcTo);
   }
 
   /**
@@ -469,14 +422,7 @@ public final class RdmapEndpoint {
    */
   public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
     checkIssue("send");
-    Objects.requireNonNull(opcode, "opcode");
-    if (opcode.queueNumber() != RdmapOpcode.SEND.queueNumber() || opcode.code() > 0x6) {
-      throw new IllegalArgumentException(opcode + " is not one of the four Send opcodes");
-    }
-    long rsvdUlp = RdmapControl.untaggedRsvdUlp(opcode, invalidateStag);
-    stream.sendUntagged(rsvdUlp, opcode.queueNumber(), null, payload);
-    counters.sent(opcode, payload == null ? 0 : payload.totalLength());
-    operations.addTransmit(token, txSeq++);
+    requester.send(token, opcode, invalidateStag, payload);
   }
 
   /**
@@ -492,9 +438,7 @@ public final class RdmapEndpoint {
    */
   public void immediate(long token, boolean solicited, long data) {
     checkIssue("immediate data");
-    check7306("Immediate Data");
-    issueImmediate(solicited, data);
-    operations.addTransmit(token, txSeq++);
+    requester.immediate(token, solicited, data);
   }
 
   /**
@@ -515,21 +459,7 @@ public final class RdmapEndpoint {
   public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
       boolean solicited, long data) {
     checkIssue("write with immediate");
-    check7306("RDMA Write with Immediate");
-    stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
-    counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
-    txSeq++; // the Write: completion comes with the Immediate Data that follows it
-    issueImmediate(solicited, data);
-    operations.addTransmit(token, txSeq++);
-  }
-
-  private void issueImmediate(boolean solicited, long data) {
-    immediateHeader.clear();
-    ImmediateDataHeader.write(immediateHeader, data);
-    stream.sendUntagged(solicited ? IMMEDIATE_SE_RSVD_ULP : IMMEDIATE_RSVD_ULP,
-        RdmapOpcode.IMMEDIATE_DATA.queueNumber(), immediateHeader, null);
-    counters.sent(solicited ? RdmapOpcode.IMMEDIATE_DATA_WITH_SE : RdmapOpcode.IMMEDIATE_DATA,
-        ImmediateDataHeader.LENGTH);
+    requester.writeWithImmediate(token, remoteStag, remoteTo, payload, solicited, data);
   }
 
   /**
@@ -559,36 +489,8 @@ public final class RdmapEndpoint {
       long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
       long resultTo) {
     checkIssue("atomic");
-    if (!rfc7306) {
-      check7306("Atomic " + op); // the message is built only when it is thrown: no allocation
-    }
-    Objects.requireNonNull(op, "op");
-    if (!reads.canIssue()) {
-      throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads and Atomics are"
-          + " outstanding: wait for one to complete (canIssueRead())");
-    }
-    StagCheck result = stags.check(resultStag, resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd);
-    if (result != StagCheck.OK) {
-      throw new IllegalArgumentException("Atomic result STag 0x" + Integer.toHexString(resultStag)
-          + " TO 0x" + Long.toHexString(resultTo) + ": " + result
-          + " (it must be 8 octets of a LOCAL_WRITE region of this stream's Protection Domain)");
-    }
-    boolean fetchAdd = op == AtomicOpcode.FETCH_ADD;
-    int requestId = nextAtomicRequestId++;
-    atomicRequestHeader.clear();
-    AtomicRequestHeader.write(atomicRequestHeader, op.code(), requestId, remoteStag, remoteTo,
-        addOrSwapData, addOrSwapMask, fetchAdd ? 0 : compareData, fetchAdd ? -1L : compareMask);
-    stream.sendUntagged(ATOMIC_REQUEST_RSVD_ULP, RdmapOpcode.ATOMIC_REQUEST.queueNumber(),
-        atomicRequestHeader, null);
-    counters.sent(RdmapOpcode.ATOMIC_REQUEST, AtomicRequestHeader.LENGTH);
-    long position = operations.addRead(token, Long.BYTES);
-    reads.addAtomic(position, resultStag, resultTo, requestId);
-  }
-
-  private void check7306(String what) {
-    if (!rfc7306) {
-      throw new IllegalStateException(what + " needs RFC 7306, which is disabled on this stream");
-    }
+    requester.atomic(token, op, remoteStag, remoteTo, addOrSwapData, addOrSwapMask, compareData,
+        compareMask, resultStag, resultTo);
   }
 
   /**
@@ -672,7 +574,7 @@ public final class RdmapEndpoint {
       throw new IllegalArgumentException("EType " + errorType + " / code " + errorCode
           + " must fit 4 and 8 bits");
     }
-    terminate(RdmapError.LAYER, errorType, errorCode, null);
+    terminator.terminate(RdmapError.LAYER, errorType, errorCode, null);
   }
 
   // ---- receive side (called by RdmapReceiver) ----
@@ -703,159 +605,15 @@ public final class RdmapEndpoint {
   }
 
   /**
-   * An Atomic Request was delivered (RFC 7306 §5.2.1): perform it and send its Atomic Response,
-   * in order with the Read Responses around it, or end the stream with the right Terminate
-   * (the request's DDP header echoed, no RDMA header: §8.1 item 2).
-   *
-   * @param request its 52 octets (the readable bytes), valid during the call
-   * @param failed where the Terminate's headers go, holding the request's DDP header
+   * A posted receive buffer's memory was deregistered before a Send filled it: as a Read sink's
+   * ({@link RdmapRequester#localSinkGone}).
    */
-  void atomicRequestDelivered(ByteBuf request, TerminatedSegment failed) {
-    if (inboundFull()) {
-      terminate(DdpError.INVALID_MSN_NO_BUFFER, failed);
-      return;
-    }
-    if (request.readableBytes() != AtomicRequestHeader.LENGTH) {
-      terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
-      return;
-    }
-    if (!deferred.isEmpty() || taken < readResponseHorizon) {
-      // An earlier zero-copy Read Response may still carry the target's octets: perform it once
-      // that left.
-      deferred.add(true, request, failed);
-      return;
-    }
-    answerAtomic(request, failed);
-  }
-
-  private void answerAtomic(ByteBuf request, TerminatedSegment failed) {
-    RdmapError error = atomics.execute(request);
-    if (error != null) {
-      terminate(error, failed);
-      return;
-    }
-    atomicResponseHeader.clear();
-    AtomicResponseHeader.write(atomicResponseHeader, atomics.requestId(), atomics.originalValue());
-    stream.sendUntagged(ATOMIC_RESPONSE_RSVD_ULP, RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
-        atomicResponseHeader, null);
-    counters.sent(RdmapOpcode.ATOMIC_RESPONSE, AtomicResponseHeader.LENGTH);
-    responder.trackAtomicResponse(txSeq);
-    txSeq++;
-    responseWritten();
-  }
-
-  /**
-   * An Atomic Response was delivered: it must answer the oldest outstanding Atomic (matched by
-   * MSN on QN 3, and by its echoed Request Identifier); its original value goes to the Atomic's
-   * result buffer and the Atomic completes, in issue order.
-   *
-   * @param response its 12 octets (the readable bytes), valid during the call
-   * @param failed where the Terminate's headers go, holding the response's DDP header
-   */
-  void atomicResponseDelivered(ByteBuf response, TerminatedSegment failed) {
-    if (response.readableBytes() != AtomicResponseHeader.LENGTH) {
-      terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
-      return;
-    }
-    int start = response.readerIndex();
-    switch (reads.checkAtomicResponse(AtomicResponseHeader.requestId(response, start))) {
-      case NO_ATOMIC_OUTSTANDING:
-        terminate(RdmapError.UNEXPECTED_OPCODE, failed);
-        return;
-      case WRONG_REQUEST_ID:
-        terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
-        return;
-      default:
-        break;
-    }
-    int resultStag = reads.oldestSinkStag();
-    long resultTo = reads.oldestSinkTo();
-    io.iwarp4j.ddp.mem.MemoryRegion region = stags.lookup(resultStag);
-    if (region == null || !region.tryPin()) {
-      localSinkGone();
-      return;
-    }
-    try {
-      region.putLong(resultTo - region.baseTo(),
-          AtomicResponseHeader.originalValue(response, start));
-    } finally {
-      region.unpin();
-    }
-    operations.readDelivered(reads.completeOldest());
-    drainCompletions();
-  }
-
-  /**
-   * The oldest Read's sink or Atomic's result buffer was deregistered while it was outstanding:
-   * a local protection error charged to it, and an RDMAP Local Catastrophic Terminate, never a
-   * DDP error that would blame the peer.
-   */
-  void localSinkGone() {
-    if (state == ENDED) {
-      return;
-    }
-    listener.onLocalProtectionError(operations.tokenAt(reads.oldestPosition()), false);
-    terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
-  }
-
-  /** A posted receive buffer's memory was deregistered before a Send filled it: as above. */
   void receiveBufferGone(long bufferId) {
     if (state == ENDED) {
       return;
     }
     listener.onLocalProtectionError(bufferId, true);
-    terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
-  }
-
-  /** The oldest Read's Read Response was delivered: complete it, in issue order. */
-  void readResponseDelivered() {
-    operations.readDelivered(reads.completeOldest());
-    drainCompletions();
-  }
-
-  /**
-   * A Read Request was delivered: answer it, or end the stream with the right Terminate.
-   *
-   * @param request its 28 octets (the readable bytes), valid during the call
-   * @param failed where the Terminate's headers go, holding the request's DDP header
-   */
-  void readRequestDelivered(ByteBuf request, TerminatedSegment failed) {
-    if (inboundFull()) {
-      terminate(DdpError.INVALID_MSN_NO_BUFFER, failed);
-      return;
-    }
-    if (request.readableBytes() != ReadRequestHeader.LENGTH) {
-      terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
-      return;
-    }
-    if (!deferred.isEmpty()) {
-      deferred.add(false, request, failed); // behind a waiting Atomic: answers stay in order
-      return;
-    }
-    answerRead(request, failed);
-  }
-
-  /** Whether another inbound Read or Atomic Request would exceed the IRD. */
-  private boolean inboundFull() {
-    return responder.outstanding() + deferred.size() >= ird;
-  }
-
-  private void answerRead(ByteBuf request, TerminatedSegment failed) {
-    if (!responder.respond(request, txSeq)) {
-      failed.withReadRequest(request);
-      terminate(responder.error(), failed);
-      return;
-    }
-    int ddpStart = request.readerIndex() - ReadRequestHeader.START_OFFSET;
-    int size = ReadRequestHeader.readSize(request, ddpStart);
-    counters.sent(RdmapOpcode.RDMA_READ_RESPONSE, Integer.toUnsignedLong(size));
-    if (responder.lastZeroCopy()) {
-      // It reads the source when the transport sends it: a later Atomic waits for that. A
-      // snapshot or an empty response holds no source octets, so Atomics need not wait for it.
-      readResponseHorizon = txSeq + 1;
-    }
-    txSeq++;
-    responseWritten();
+    terminator.terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
   }
 
   /**
@@ -865,55 +623,10 @@ public final class RdmapEndpoint {
    * keep the slot of an early response of a batch until the whole batch left (1 MiB responses
    * on a full socket), so that request would find the IRD exceeded.
    */
-  private void responseWritten() {
+  void responseWritten() {
     writeBarrier();
     responsesUnflushed = true;
     schedule();
-  }
-
-  /** Ends the stream with an RDMAP-layer Terminate echoing {@code failed} (may be null). */
-  void terminate(RdmapError error, TerminatedSegment failed) {
-    terminate(RdmapError.LAYER, error.errorType(), error.code(), failed);
-  }
-
-  /** Ends the stream with a DDP-layer Terminate for an error RDMAP found (IRD, Read Response). */
-  void terminate(DdpError error, TerminatedSegment failed) {
-    terminate(DdpError.LAYER, error.errorType(), error.code(), failed);
-  }
-
-  /** DDP reported an error: its Terminate, with the header DDP kept. */
-  void ddpError(DdpError error) {
-    if (state == ENDED) {
-      return;
-    }
-    boolean sendable = stream.sendEnabled();
-    end((sendable ? "Terminate sent" : WITHHELD) + " for DDP error " + error + " (1/"
-        + error.errorType() + "/0x" + Integer.toHexString(error.code()) + ")");
-    try {
-      stream.terminateForError();
-      if (sendable) {
-        countTerminateSent(DdpError.LAYER, error.errorType(), error.code());
-      }
-    } catch (RuntimeException e) {
-      log.debug("{} the DDP Terminate could not be sent: {}", channel, e.toString());
-      channel.close();
-    }
-    reportTerminate(sendable, DdpError.LAYER, error.errorType(), error.code());
-  }
-
-  /**
-   * A Responder may send nothing before the Initiator's first intact FPDU (RFC 5044 §7.1.2 rule
-   * 4): when that FPDU fails its CRC or Marker check, the stream closes without a Terminate.
-   */
-  private static final String WITHHELD = "closed without a Terminate (none may be sent before"
-      + " the peer's first intact FPDU, RFC 5044 §7.1.2 rule 4)";
-
-  private void reportTerminate(boolean sent, int layer, int errorType, int errorCode) {
-    if (sent) {
-      listener.onTerminateSent(layer, errorType, errorCode);
-    } else {
-      listener.onTerminateWithheld(layer, errorType, errorCode);
-    }
   }
 
   /** MPA reported an error on the receive stream. */
@@ -931,7 +644,8 @@ public final class RdmapEndpoint {
       channel.close();
       return;
     }
-    terminate(TerminateMessage.LAYER_LLP, TerminateMessage.ERROR_TYPE_MPA, e.code(), null);
+    terminator.terminate(TerminateMessage.LAYER_LLP, TerminateMessage.ERROR_TYPE_MPA, e.code(),
+        null);
   }
 
   /** The peer closed its sending half cleanly: close ours the same way. */
@@ -956,61 +670,14 @@ public final class RdmapEndpoint {
 
   // ---- internals ----
 
-  private void terminate(int layer, int errorType, int errorCode, TerminatedSegment failed) {
-    if (state == ENDED) {
-      return; // RFC 5040 §7.1 rule 4: the first error is the one reported
-    }
-    boolean sendable = stream.sendEnabled();
-    end((sendable ? "Terminate sent" : WITHHELD) + " (" + layer + "/" + errorType + "/0x"
-        + Integer.toHexString(errorCode) + ")");
-    ByteBuf ddpHeader = failed == null ? null : failed.ddpHeader();
-    try {
-      stream.terminate(layer, errorType, errorCode, ddpHeader,
-          ddpHeader == null ? 0 : failed.segmentLength(),
-          ddpHeader == null ? null : failed.rdmaHeader());
-      if (sendable) {
-        countTerminateSent(layer, errorType, errorCode);
-      }
-    } catch (RuntimeException e) {
-      log.debug("{} the Terminate could not be sent: {}", channel, e.toString());
-      channel.close();
-    }
-    reportTerminate(sendable, layer, errorType, errorCode);
-  }
-
-  private void countTerminateSent(int layer, int errorType, int errorCode) {
-    int octets = stream.sentTerminateLength();
-    if (octets > 0) {
-      counters.terminateSent(layer, errorType, errorCode, octets);
-    }
-  }
-
-  /** Answers the waiting inbound requests that may be answered now, in order. */
-  private void answerWaitingRequests() {
-    while (state == OPEN && !deferred.isEmpty()) {
-      boolean atomic = deferred.headIsAtomic();
-      if (atomic && taken < readResponseHorizon) {
-        return; // onTaken schedules another pass
-      }
-      ByteBuf request = deferred.headRequest();
-      TerminatedSegment failed = deferred.headSegment();
-      deferred.removeHead();
-      if (atomic) {
-        answerAtomic(request, failed);
-      } else {
-        answerRead(request, failed);
-      }
-    }
-  }
-
   /** Enters the ended state: nothing more is processed or completed. */
-  private void end(String reason) {
+  void end(String reason) {
     state = ENDED;
     endReason = reason;
     stream.markErroneous();
     operations.clear();
     reads.clear();
-    deferred.clear();
+    inbound.clear();
     if (log.isDebugEnabled()) {
       log.debug("{} RDMAP stream ended: {}", channel, reason);
     }
@@ -1044,7 +711,7 @@ public final class RdmapEndpoint {
   }
 
   /** Reports every operation at the head of the issue order that is done. */
-  private void drainCompletions() {
+  void drainCompletions() {
     while (state != ENDED && operations.headDone(sent)) {
       long token = operations.headToken();
       boolean read = operations.headIsRead();
@@ -1063,7 +730,7 @@ public final class RdmapEndpoint {
     if (upTo > taken) {
       taken = upTo;
       responder.retire(taken);
-      if (!deferred.isEmpty()) {
+      if (inbound.hasWaiting()) {
         schedule();
       }
     }
@@ -1092,7 +759,7 @@ public final class RdmapEndpoint {
   /** Flushes Read Responses once per read batch, reports completions, notices a missed close. */
   private void runDeferredWork() {
     deferredScheduled = false;
-    answerWaitingRequests();
+    inbound.answerWaitingRequests();
     if (responsesUnflushed && state != ENDED) {
       flushNow();
     }
@@ -1150,7 +817,7 @@ public final class RdmapEndpoint {
       // Something threw on the receive path (an owner callback, a bug): the stream cannot be
       // trusted any more. RFC 5040 §4.8: Local Catastrophic Error, no headers.
       log.debug("{} unexpected exception on the RDMAP stream", channel, cause);
-      terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
+      terminator.terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
     }
 
     @Override

@@ -38,6 +38,9 @@ final class RdmapReceiver implements DdpStreamListener {
 
   private final RdmapEndpoint endpoint;
   private final OutstandingReads reads;
+  private final RdmapRequester requester;
+  private final InboundRequests inbound;
+  private final TerminateSender terminator;
   private final StagTable stags;
   private final ProtectionDomain pd;
   /** The header of the last L=1 untagged segment: what a post-delivery error echoes. */
@@ -51,9 +54,13 @@ final class RdmapReceiver implements DdpStreamListener {
   /** The 8 octets of the Immediate Data message being delivered (read before its delivery). */
   private long immediateData;
 
-  RdmapReceiver(RdmapEndpoint endpoint, OutstandingReads reads) {
+  RdmapReceiver(RdmapEndpoint endpoint, OutstandingReads reads, RdmapRequester requester,
+      InboundRequests inbound, TerminateSender terminator) {
     this.endpoint = endpoint;
     this.reads = reads;
+    this.requester = requester;
+    this.inbound = inbound;
+    this.terminator = terminator;
     this.pd = endpoint.protectionDomain();
     this.stags = pd.table();
   }
@@ -163,14 +170,14 @@ final class RdmapReceiver implements DdpStreamListener {
   private boolean reject(RdmapError error, Ulpdu segment) {
     failed.capture(segment);
     debugRejected(error.errorType(), error.code(), segment);
-    endpoint.terminate(error, failed);
+    terminator.terminate(error, failed);
     return false;
   }
 
   private boolean reject(DdpError error, Ulpdu segment) {
     failed.capture(segment);
     debugRejected(error.errorType(), error.code(), segment);
-    endpoint.terminate(error, failed);
+    terminator.terminate(error, failed);
     return false;
   }
 
@@ -194,7 +201,7 @@ final class RdmapReceiver implements DdpStreamListener {
         log.debug("{} Read Response delivered: {} octets at STag 0x{}", endpoint.channel(),
             length, Integer.toHexString(stag));
       }
-      endpoint.readResponseDelivered();
+      requester.readResponseDelivered();
       return;
     }
     endpoint.counters().received(RdmapOpcode.RDMA_WRITE, length);
@@ -227,7 +234,7 @@ final class RdmapReceiver implements DdpStreamListener {
       InvalidateResult result = stags.remoteInvalidate(stag, pd);
       if (result != InvalidateResult.OK) {
         failed.copyFrom(lastMessage);
-        endpoint.terminate(result == InvalidateResult.INVALID_STAG
+        terminator.terminate(result == InvalidateResult.INVALID_STAG
             ? RdmapError.CANNOT_INVALIDATE_UNKNOWN_STAG : RdmapError.CANNOT_INVALIDATE, failed);
         return;
       }
@@ -254,13 +261,13 @@ final class RdmapReceiver implements DdpStreamListener {
     failed.copyFrom(lastMessage);
     switch (opcode) {
       case ATOMIC_RESPONSE:
-        endpoint.atomicResponseDelivered(message, failed);
+        requester.atomicResponseDelivered(message, failed);
         break;
       case ATOMIC_REQUEST:
-        endpoint.atomicRequestDelivered(message, failed);
+        inbound.atomicRequestDelivered(message, failed);
         break;
       default:
-        endpoint.readRequestDelivered(message, failed);
+        inbound.readRequestDelivered(message, failed);
         break;
     }
   }
@@ -297,13 +304,13 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onDdpError(DdpError error, Ulpdu segment, int headerLength) {
-    endpoint.ddpError(error);
+    terminator.ddpError(error);
   }
 
   @Override
   public void onLocalMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
     if (qn < 0) {
-      endpoint.localSinkGone();
+      requester.localSinkGone();
     } else if (qn == RdmapOpcode.SEND.queueNumber()) {
       endpoint.receiveBufferGone(bufferId);
     } else {

@@ -1,7 +1,12 @@
 package io.iwarp4j.verbs;
 
+import io.iwarp4j.verbs.engine.QpLoop;
 import io.iwarp4j.verbs.engine.ReceiveQueue;
 import io.iwarp4j.verbs.engine.SendQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Finds the work requests of one queue pair that use a memory region (any SGE, or an Atomic's
@@ -40,6 +45,45 @@ final class RegionUses {
       }
     }
     return found;
+  }
+
+  /**
+   * As {@link #collect}, run on the queue pair's event loop {@code l}: here when this thread is
+   * that loop, else as a task this thread waits a bounded time for.
+   *
+   * @return how many were found
+   * @throws IllegalStateException when interrupted, or the loop did not answer in time
+   */
+  static int collectOnLoop(QpLoop l, int qpNumber, SendQueue sq, ReceiveQueue rq,
+      MemoryRegion region, StringBuilder into) {
+    if (l.inEventLoop()) {
+      return RegionUses.collect(qpNumber, sq, rq, region, into);
+    }
+    StringBuilder found = new StringBuilder();
+    CompletableFuture<Integer> done = new CompletableFuture<>();
+    try {
+      l.execute(() -> {
+        try {
+          done.complete(RegionUses.collect(qpNumber, sq, rq, region, found));
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      });
+      int n = done.get(10, TimeUnit.SECONDS);
+      if (n > 0) {
+        into.append(into.length() > 0 ? ", " : "").append(found);
+      }
+      return n;
+    } catch (RejectedExecutionException e) {
+      return 0; // the device is closing: the queue pair is flushed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while looking for work requests using "
+          + region, e);
+    } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("queue pair " + qpNumber + " did not answer which work"
+          + " requests use " + region + ": " + e, e);
+    }
   }
 
   private static boolean uses(ScatterGatherList sgl, MemoryRegion region) {

@@ -1,0 +1,129 @@
+package io.iwarp4j.verbs;
+
+import io.iwarp4j.wire.RdmapOpcode;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A queue pair's completion staging and per-turn completion queue signalling (siw's cq): fills
+ * the one reused {@link WorkCompletion}, adds successful completions quietly and wakes pollers
+ * and fires notifications once at the end of the event loop turn. Event loop only.
+ */
+final class QpCompletions {
+  private final QueuePair qp;
+  private final int number;
+  private final CompletionQueue sendCq;
+  private final CompletionQueue recvCq;
+  private final WorkCompletion completion = new WorkCompletion();
+  /** Wakes pollers and fires notifications for the completions of one loop turn. */
+  private final Runnable signalTask = this::signalCompletions;
+  // Completions added quietly and not signaled yet (see deliverSend).
+  private boolean signalScheduled;
+  private boolean sendCqUnsignaled;
+  private boolean recvCqUnsignaled;
+  private boolean recvSolicitedUnsignaled;
+
+  QpCompletions(QueuePair qp) {
+    this.qp = qp;
+    this.number = qp.number();
+    this.sendCq = qp.sendCq();
+    this.recvCq = qp.recvCq();
+  }
+
+  /**
+   * Adds a successful send completion without waking anyone yet; {@link #signalCompletions},
+   * run once at the end of this loop turn, wakes the poller and fires the notification. One
+   * wake-up per batch instead of one per completion: a poller woken by the first completion of a
+   * flush would otherwise take one, post one, park again and be woken again, a futex round trip
+   * per message on both threads.
+   */
+  boolean deliverSend(WorkCompletion wc) {
+    if (!sendCq.offerQuietly(wc)) {
+      return false;
+    }
+    sendCqUnsignaled = true;
+    scheduleSignal();
+    return true;
+  }
+
+  /** As {@link #deliverSend}, for a successful receive completion. */
+  boolean deliverRecv(WorkCompletion wc) {
+    if (!recvCq.offerQuietly(wc)) {
+      return false;
+    }
+    recvCqUnsignaled = true;
+    recvSolicitedUnsignaled |= wc.solicited();
+    scheduleSignal();
+    return true;
+  }
+
+  private void scheduleSignal() {
+    if (signalScheduled) {
+      return;
+    }
+    signalScheduled = true;
+    try {
+      qp.loop().execute(signalTask); // from the loop itself: queued behind this turn's work
+    } catch (RejectedExecutionException e) {
+      signalCompletions(); // the loop is shutting down: signal now
+    }
+  }
+
+  private void signalCompletions() {
+    signalScheduled = false;
+    if (sendCqUnsignaled) {
+      sendCqUnsignaled = false;
+      sendCq.signal(false);
+    }
+    if (recvCqUnsignaled) {
+      boolean solicited = recvSolicitedUnsignaled;
+      recvCqUnsignaled = false;
+      recvSolicitedUnsignaled = false;
+      recvCq.signal(solicited);
+    }
+  }
+
+  /** Fills the reused completion for {@code wr} (offered by the caller, after retiring it). */
+  WorkCompletion stageSend(SendWorkRequest wr, WcStatus status, long byteLen,
+      int vendorError) {
+    WorkCompletion wc = completion.reset()
+        .wrId(wr.wrId())
+        .status(status)
+        .opcode(wr.opcode().completionOpcode())
+        .qpNumber(number)
+        .vendorError(vendorError);
+    if (status == WcStatus.SUCCESS && byteLen > 0) {
+      wc.byteLen(byteLen);
+    }
+    return wc;
+  }
+
+  WorkCompletion stageImmediate(RecvWorkRequest wr, RdmapOpcode opcode, long data) {
+    return completion.reset()
+        .wrId(wr.wrId())
+        .status(WcStatus.SUCCESS)
+        .opcode(WcOpcode.RECV_IMMEDIATE_DATA)
+        .qpNumber(number)
+        .immData(data)
+        .solicited(opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE);
+  }
+
+  /** Fills the reused completion for {@code wr} (offered by the caller, after retiring it). */
+  WorkCompletion stageRecv(RecvWorkRequest wr, WcStatus status, RdmapOpcode opcode,
+      long length, int invalidatedStag, int vendorError) {
+    WorkCompletion wc = completion.reset()
+        .wrId(wr.wrId())
+        .status(status)
+        .opcode(WcOpcode.RECV)
+        .qpNumber(number)
+        .vendorError(vendorError);
+    if (status == WcStatus.SUCCESS) {
+      wc.byteLen(length)
+          .solicited(opcode == RdmapOpcode.SEND_WITH_SE
+              || opcode == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE);
+      if (invalidatedStag != 0) {
+        wc.invalidatedStag(invalidatedStag);
+      }
+    }
+    return wc;
+  }
+}

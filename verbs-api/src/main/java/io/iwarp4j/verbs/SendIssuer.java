@@ -1,0 +1,238 @@
+package io.iwarp4j.verbs;
+
+import static io.iwarp4j.verbs.QpTeardown.TEARDOWN_ABORT;
+
+import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.mem.AccessFlags;
+import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.verbs.engine.EndpointPort;
+import io.iwarp4j.verbs.engine.SendQueue;
+import io.iwarp4j.wire.AtomicOpcode;
+import io.iwarp4j.wire.RdmapOpcode;
+import io.netty.buffer.ByteBuf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A queue pair's send side (siw's qp_tx): issues send work requests to the RDMAP stream in
+ * posting order, once per batch, within ORD, fences and the channel's writability; checks each
+ * one's SGEs against the protection domain before it is issued; retires finished ones in send
+ * queue order. Event loop only.
+ */
+final class SendIssuer {
+  private static final Logger log = LoggerFactory.getLogger(QueuePair.class);
+
+  private final QueuePair qp;
+  private final int number;
+  private final ProtectionDomain pd;
+  private final StagTable stags;
+  private final SendQueue sq;
+  private final CompletionQueue sendCq;
+  private final boolean signalAll;
+  private final QpCompletions completions;
+  private final QpTeardown teardown;
+  private final GatherList gather;
+  private final SgePins sendPins;
+  private boolean issuing;
+  private boolean reissue;
+
+  SendIssuer(QueuePair qp, SendQueue sq, boolean signalAll, QpCompletions completions,
+      QpTeardown teardown) {
+    this.qp = qp;
+    this.number = qp.number();
+    this.pd = qp.pd();
+    this.stags = pd.ddp().table();
+    this.sq = sq;
+    this.sendCq = qp.sendCq();
+    this.signalAll = signalAll;
+    this.completions = completions;
+    this.teardown = teardown;
+    int maxSge = qp.capabilities().maxSendSge();
+    this.gather = new GatherList(maxSge);
+    this.sendPins = new SgePins(maxSge);
+  }
+
+  /** Issues what may be issued; re-entrant calls (from completions) just ask for another pass. */
+  void progress() {
+    if (issuing) {
+      reissue = true;
+      return;
+    }
+    issuing = true;
+    try {
+      do {
+        reissue = false;
+        issueBatch();
+      } while (reissue && qp.state() == QpState.RTS);
+    } finally {
+      issuing = false;
+    }
+  }
+
+  private void issueBatch() {
+    EndpointPort ep = qp.endpoint();
+    int issued = 0;
+    while (qp.state() == QpState.RTS && sq.hasUnissued()) {
+      if (!ep.canSend() || !ep.isWritable()) {
+        break; // writabilityChanged() resumes
+      }
+      SendQueue.Entry e = sq.nextUnissued();
+      SendWorkRequest wr = e.wr;
+      // Atomics share ORD with Reads (RFC 7306 §5.2) and, like them, complete on a response.
+      boolean read = wr.opcode() == WorkRequestOpcode.RDMA_READ || wr.opcode().isAtomic();
+      if (SendFlags.has(wr.flags(), SendFlags.FENCE) && sq.readsOutstanding() > 0) {
+        break; // an earlier Read completing resumes
+      }
+      if (read && !ep.canIssueRead()) {
+        break; // ORD reached; a Read completing resumes
+      }
+      if (!issue(ep, wr, sq.nextSequence(), read)) {
+        return;
+      }
+      issued++;
+    }
+    if (issued > 0 && qp.state() == QpState.RTS) {
+      try {
+        ep.flush();
+      } catch (RuntimeException ex) {
+        log.warn("queue pair {}: flushing the RDMAP endpoint failed", number, ex);
+        teardown.enterError(sq.inFlight(), -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
+            "flushing failed: " + ex, true);
+      }
+    }
+  }
+
+  /** Checks and issues one work request; false when that moved the queue pair to ERROR. */
+  private boolean issue(EndpointPort ep, SendWorkRequest wr, long seq, boolean read) {
+    ScatterGatherList sgl = wr.sgl();
+    WorkRequestOpcode opcode = wr.opcode();
+    int required = read ? AccessFlags.LOCAL_WRITE : AccessFlags.NONE;
+    io.iwarp4j.ddp.mem.MemoryRegion result = null;
+    if (opcode.isAtomic()) {
+      result = resultRegion(wr);
+      if (result == null) {
+        teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
+            + " wrId " + wr.wrId() + " names a local result buffer it may not write", true);
+        return false;
+      }
+    }
+    if (!checkSges(sgl, required)) {
+      teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, wr.opcode()
+          + " wrId " + wr.wrId() + " names local memory it may not use", true);
+      return false;
+    }
+    sq.markIssued(read);
+    try {
+      if (result != null) {
+        boolean fetchAdd = opcode == WorkRequestOpcode.ATOMIC_FETCH_ADD;
+        ep.atomic(seq, fetchAdd ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP,
+            wr.remoteStag(), wr.remoteAddress(), fetchAdd ? wr.addData() : wr.swapData(),
+            fetchAdd ? wr.addMask() : wr.swapMask(), wr.compareData(), wr.compareMask(),
+            result.stag(), result.baseTo() + wr.localResultOffset());
+      } else if (opcode == WorkRequestOpcode.IMMEDIATE_DATA
+          || opcode == WorkRequestOpcode.IMMEDIATE_DATA_WITH_SOLICITED) {
+        ep.immediate(seq, wr.solicitsEvent(), wr.immData());
+      } else if (read) {
+        LocalBuffer sink = sgl.buffer(0);
+        long sinkTo = stags.lookup(sink.stag()).baseTo() + sgl.offset(0);
+        ep.read(seq, sink.stag(), sinkTo, (int) sgl.totalLength(), wr.remoteStag(),
+            wr.remoteAddress());
+      } else {
+        if (!sendPins.pinAll(sgl)) {
+          teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
+              + " wrId " + wr.wrId() + ": a region of it was deregistered while it was issued",
+              true);
+          return false;
+        }
+        try {
+          int n = sgl.count();
+          for (int i = 0; i < n; i++) {
+            gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
+          }
+          if (opcode == WorkRequestOpcode.RDMA_WRITE) {
+            ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
+          } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
+            ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
+                wr.solicitsEvent(), wr.immData());
+          } else {
+            RdmapOpcode op = sendOpcode(wr);
+            ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
+          }
+        } finally {
+          sendPins.unpinAll(); // the slices are cut and retained: they keep the memory now
+        }
+      }
+    } catch (RuntimeException ex) {
+      log.warn("queue pair {}: the RDMAP endpoint refused {} wrId {}", number, wr.opcode(),
+          wr.wrId(), ex);
+      teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
+          "the RDMAP endpoint refused a work request: " + ex, true);
+      return false;
+    } finally {
+      gather.clear();
+    }
+    return true;
+  }
+
+  private static RdmapOpcode sendOpcode(SendWorkRequest wr) {
+    boolean se = wr.solicitsEvent();
+    if (wr.opcode().carriesInvalidateStag()) {
+      return se ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE;
+    }
+    return se ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND;
+  }
+
+  /**
+   * The region an Atomic's original value goes to, or null when the work request's result
+   * buffer is not 8 octets of a valid LOCAL_WRITE region of this queue pair's domain.
+   */
+  private io.iwarp4j.ddp.mem.MemoryRegion resultRegion(SendWorkRequest wr) {
+    LocalBuffer b = wr.localResultBuffer();
+    io.iwarp4j.ddp.mem.MemoryRegion r = b == null ? null : stags.lookup(b.stag());
+    if (r == null || r.pd() != pd.ddp() || !AccessFlags.allows(r.access(), AccessFlags.LOCAL_WRITE)
+        || wr.localResultOffset() + SendWorkRequest.ATOMIC_OPERAND_LENGTH > r.length()) {
+      return null;
+    }
+    return r;
+  }
+
+  /**
+   * Whether every SGE names a valid region of this queue pair's domain with {@code required}
+   * access that covers the range (offsets count from the region's first octet). No allocation.
+   */
+  boolean checkSges(ScatterGatherList sgl, int required) {
+    int n = sgl.count();
+    for (int i = 0; i < n; i++) {
+      io.iwarp4j.ddp.mem.MemoryRegion r = stags.lookup(sgl.buffer(i).stag());
+      if (r == null || r.pd() != pd.ddp() || !AccessFlags.allows(r.access(), required)
+          || sgl.offset(i) + sgl.length(i) > r.length()) {
+        return false;
+      }
+    }
+    return true;
+  }
+  /** Retires finished send work requests in order, completing the signaled ones. */
+  void retireSends() {
+    SendQueue.Entry e;
+    while ((e = sq.retirable()) != null) {
+      boolean signaled = signalAll || e.wr.isSignaled();
+      WorkCompletion wc =
+          signaled ? completions.stageSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0) : null;
+      // Free the slot before the completion is visible: a poller may repost at once.
+      sq.retireOldest();
+      boolean accepted = wc == null || completions.deliverSend(wc);
+      if (!accepted) {
+        teardown.completionRefused(sendCq);
+        return;
+      }
+    }
+  }
+
+  /**
+   * The view to slice send payloads from: a region's per-thread send view, so that slices this
+   * event loop sends never share a root buffer with another thread's (Netty's scratch NIO view).
+   */
+  private static ByteBuf sendView(LocalBuffer b) {
+    return b instanceof MemoryRegion mr ? mr.sendView() : b.buffer();
+  }
+}
