@@ -47,7 +47,8 @@ public final class PerfOptions {
   boolean progress = true;
   boolean debug;
   int timeoutSeconds = 10;
-  int warmupSeconds = DEFAULT_WARMUP_SECONDS;
+  /** {@code --warmup}, or -1 when not given (then {@link #warmupSeconds()} decides). */
+  int warmupSeconds = -1;
 
   private PerfOptions() {
   }
@@ -88,9 +89,8 @@ public final class PerfOptions {
             3600);
         case "--warmup" -> o.warmupSeconds = (int) longArg(a, value(args, ++i, a, inline), 0,
             600);
-        // perftest's flag for a warm-up before measuring: here the default.
-        case "--perform_warm_up" -> {
-        }
+        // perftest's flag for a warm-up before measuring.
+        case "--perform_warm_up" -> o.warmupSeconds = DEFAULT_WARMUP_SECONDS;
         case "--json", "--out_json_file" -> o.json = Path.of(value(args, ++i, a, inline));
         case "--crc" -> o.crc = true;
         case "--no-crc" -> o.crc = false;
@@ -435,12 +435,20 @@ public final class PerfOptions {
    * Warm-up before measuring ({@code --warmup}), in seconds: the client of write_bw, read_bw
    * and atomic_bw runs every size of the test for its share of it first, and each size for
    * {@link TestDriver#MARGIN_NANOS} right before it is measured; 0 turns both off. The other
-   * tests' peers count every message, so they do not warm up.
+   * tests' peers count every message, so they do not warm up. Without {@code --warmup}, a sweep
+   * ({@code -a}) or a timed run ({@code -D}) warms up for {@link #DEFAULT_WARMUP_SECONDS}, and a
+   * run of {@code -n} iterations does not: as perftest's, it sends exactly that many messages.
    *
    * @return seconds
    */
   public int warmupSeconds() {
-    return mode.isLatency() || mode == PerfMode.SEND_BW ? 0 : warmupSeconds;
+    if (mode.isLatency() || mode == PerfMode.SEND_BW) {
+      return 0;
+    }
+    if (warmupSeconds >= 0) {
+      return warmupSeconds;
+    }
+    return sweep || durationSeconds > 0 ? DEFAULT_WARMUP_SECONDS : 0;
   }
 
   /**
@@ -531,7 +539,8 @@ public final class PerfOptions {
       "  --json FILE         write the results as JSON     --report_gbits  Gb/s instead of MB/s",
       "  --no-progress       no progress lines on stderr   -v, --debug  stack traces on errors",
       "  --warmup S          write/read/atomic_bw client: run the test's sizes for S seconds,",
-      "                      and each size 50 ms more, before measuring (default 5; 0: off)",
+      "                      and each size 50 ms more, before measuring (default 5 with",
+      "                      -a or -D, none with -n alone; 0: off)",
       "  --timeout S         connect timeout (default 10)  -R -F -z -d -i -x: accepted, ignored",
       "");
 }

@@ -97,6 +97,10 @@ class PerfOptionsTest {
     assertEquals(PerfOptions.DEFAULT_WARMUP_SECONDS,
         PerfOptions.parse(new String[] {"loopback", "write_bw", "-a", "-n", "200"})
             .warmupSeconds());
+    assertEquals(PerfOptions.DEFAULT_WARMUP_SECONDS,
+        PerfOptions.parse(new String[] {"write_bw", "-s", "65536", "-D", "10"}).warmupSeconds());
+    // -n alone sends exactly n messages, as perftest's does (the wire checks count them).
+    assertEquals(0, PerfOptions.parse(new String[] {"write_bw", "-n", "50"}).warmupSeconds());
     assertEquals(0, PerfOptions.parse(new String[] {"read_bw", "--warmup", "0"})
         .warmupSeconds());
     assertEquals(3, PerfOptions.parse(new String[] {"atomic_bw", "--warmup=3"}).warmupSeconds());
