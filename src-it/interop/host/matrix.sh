@@ -36,8 +36,9 @@ G() {
 
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $*"; }
 
-# A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection,
-# FINDINGS §7.10), listening once `ss` shows it; slirp would otherwise accept and reset.
+# A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection:
+# docs/interop.md, siw finding §7.10), listening once `ss` shows it; slirp would otherwise
+# accept and reset.
 # guest_server [PORT]
 guest_server() {
   local port=${1:-7174}

@@ -113,7 +113,8 @@ class DdpSegmenterTest {
     segmenter.sendTagged(0x40, 0, 0, null);
     assertEquals(1, writer.segments.size());
     Segment s = writer.segments.get(0);
-    // The RFC 6581 Write-RTR frame siw accepts (FINDINGS §5): c1 40 | STag 0 | TO 0.
+    // The RFC 6581 Write-RTR frame siw accepts (docs/interop.md, siw finding §5):
+    // c1 40 | STag 0 | TO 0.
     assertEquals("c140" + "00000000" + "0000000000000000", Hex.of(s.header));
     assertEquals(0, s.payloadLength);
     assertTrue(s.pieces.isEmpty());

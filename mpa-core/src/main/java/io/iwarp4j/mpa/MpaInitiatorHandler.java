@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * {@link MpaError#TCP_CONNECTION_LOST} (a timeout carries a {@link
  * java.util.concurrent.TimeoutException} cause) and closes the channel.
  *
- * <p>Interop note (FINDINGS §7.1): Linux siw as Responder may not see an FPDU that arrives
- * right after its Reply until more data comes; an RTR sent at once can stall against it.
+ * <p>Interop note (docs/interop.md, siw finding §7.1): Linux siw as Responder may not see an
+ * FPDU that arrives right after its Reply until more data comes; an RTR sent at once can stall
+ * against it.
  * {@link MpaSettings#firstFpduDelay()} holds the first FPDU (and the handshake's completion, so
  * the ULP cannot send either) back for a quiet period after the Reply.
  */

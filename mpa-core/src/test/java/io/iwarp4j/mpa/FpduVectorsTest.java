@@ -18,9 +18,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Byte-exact FPDUs from mpa.md §9 and from Linux siw captures (lab FINDINGS.md §5, §6): each is
- * encoded by the framer and compared octet for octet, and decoded by the deframer (in one read
- * and one octet per read) and compared with the ULPDU.
+ * Byte-exact FPDUs from mpa.md §9 and from Linux siw captures (docs/interop.md, siw findings §5,
+ * §6): each is encoded by the framer and compared octet for octet, and decoded by the deframer
+ * (in one read and one octet per read) and compared with the ULPDU.
  */
 class FpduVectorsTest {
 
@@ -57,7 +57,8 @@ class FpduVectorsTest {
         new Vector("mpa.md 9.6 Terminate", true, false, 18,
             "00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 | 20 02 00 00"
                 + "| 7f e4 25 85"),
-        // FINDINGS.md §5, rping over siw with C=1 (results/h2g-host-probes.txt, ping 0).
+        // docs/interop.md, siw finding §5: ping 0 of rping over siw with C=1 (these are its
+        // octets).
         new Vector("siw h2g Send buf advert", true, false, 18,
             "00 22 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"
                 + "00 00 00 00 00 01 00 00 00 c0 ff ee 00 00 00 40 | 97 cd a9 ed"),
@@ -86,12 +87,13 @@ class FpduVectorsTest {
         new Vector("siw h2g Send done", true, false, 18,
             "00 22 41 43 00 00 00 00 00 00 00 00 00 00 00 02 00 00 00 00"
                 + "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 | b3 e6 84 05"),
-        // FINDINGS.md §6: siw as initiator after a Reply that imposed C=1
-        // (results/g2h-host-listener.txt, connection 2, siw's first Send).
+        // docs/interop.md, siw finding §6: siw as initiator after a Reply that imposed C=1
+        // (the lab's connection 2, siw's first Send; these are its octets).
         new Vector("siw g2h Send with responder-imposed CRC", true, false, 18,
             "00 22 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"
                 + "00 00 55 f5 85 1c f4 60 20 27 8d 00 00 00 00 40 | b1 b2 91 f5"),
-        // FINDINGS.md §6: siw without CRC sends a zero CRC field (connection 1, first Send).
+        // docs/interop.md, siw finding §6: siw without CRC sends a zero CRC field (the lab's
+        // connection 1, first Send).
         new Vector("siw g2h Send without CRC", false, false, 18,
             "00 22 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"
                 + "00 00 55 a0 cb b3 34 60 82 e3 7f 00 00 00 00 40 | 00 00 00 00")

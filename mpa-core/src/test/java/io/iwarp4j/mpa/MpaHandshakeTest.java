@@ -217,7 +217,7 @@ class MpaHandshakeTest {
       // The RTR is the Initiator's first FPDU, right after its Request.
       assertEquals(REQUEST_KEY + " 50 02 00 04 " + flags + " " + toHex(fpdu(hex(rtrUlpdu), true)),
           toHex(pair.toResponderBytes()));
-      // A Read RTR is answered with a zero-length Read Response (FINDINGS §5).
+      // A Read RTR is answered with a zero-length Read Response (docs/interop.md, siw finding §5).
       assertEquals(REPLY_KEY + " 50 02 00 04 " + flags
           + (rtr == RtrType.READ ? " " + toHex(fpdu(hex(RtrWireTest.READ_RESPONSE), true)) : ""),
           toHex(pair.toInitiatorBytes()));

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The startup negotiation as pure functions (mpa.md §3.3, §3.4, §3.6; FINDINGS §5). */
+/**
+ * The startup negotiation as pure functions (mpa.md §3.3, §3.4, §3.6; docs/interop.md, siw
+ * finding §5).
+ */
 class MpaNegotiationTest {
   private static final int X = MpaSettings.IRD_ORD_NO_NEGOTIATION;
 
@@ -48,7 +51,7 @@ class MpaNegotiationTest {
         .build()));
   }
 
-  // ---- Responder: every siw reply of FINDINGS §5 ----
+  // ---- Responder: every siw reply of docs/interop.md, siw finding §5 ----
 
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(delimiter = ';', value = {

@@ -141,7 +141,8 @@ class MpaStartupErrorsTest {
 
   @Test
   void nonEnhancedReplyToAnEnhancedRequest() {
-    // siw as Initiator fails the connect likewise (FINDINGS §6: "vers 1, enhcd 0").
+    // siw as Initiator fails the connect likewise (docs/interop.md, siw finding §6:
+    // "vers 1, enhcd 0").
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
     ch.writeInbound(StartupWire.buf(REPLY_KEY + " 40 01 00 00"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,

@@ -19,13 +19,16 @@ import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Byte-exact vectors for the Request/Reply frame (mpa.md §3.1, §9.1, §9.2; FINDINGS §5, §6). */
+/**
+ * Byte-exact vectors for the Request/Reply frame (mpa.md §3.1, §9.1, §9.2; docs/interop.md, siw
+ * findings §5, §6).
+ */
 class MpaStartupFrameTest {
   /** mpa.md §9.1. */
   static final String SPEC_REQUEST = REQUEST_KEY + " 50 02 00 08 80 10 c0 10 de ad be ef";
   /** mpa.md §9.2. */
   static final String SPEC_REPLY = REPLY_KEY + " 50 02 00 04 80 10 80 10";
-  /** siw's Request as Initiator (FINDINGS §6). */
+  /** siw's Request as Initiator (docs/interop.md, siw finding §6). */
   static final String SIW_REQUEST = REQUEST_KEY + " 10 02 00 04 00 01 00 01";
 
   private final MpaStartupFrame frame = new MpaStartupFrame();

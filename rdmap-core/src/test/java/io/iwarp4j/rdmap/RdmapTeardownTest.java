@@ -22,9 +22,10 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * Teardown (RFC 5040 §6.2): a graceful close sends what was handed to the transport and then a
- * FIN; the peer's clean FIN (how siw ends every connection, FINDINGS §5) is a graceful
- * disconnect; a reset or a FIN inside an FPDU is not. Each endpoint reports exactly one end
- * event, and afterwards every issuing method throws an IllegalStateException naming the state.
+ * FIN; the peer's clean FIN (how siw ends every connection: docs/interop.md, siw finding §5) is
+ * a graceful disconnect; a reset or a FIN inside an FPDU is not. Each endpoint reports exactly
+ * one end event, and afterwards every issuing method throws an IllegalStateException naming the
+ * state.
  */
 class RdmapTeardownTest {
 

@@ -26,8 +26,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Real frames captured between rping and Linux siw (lab/siw-vm/FINDINGS.md §5-§6,
- * results/h2g-host-probes.txt): each ULPDU (without MPA length, PAD and CRC) is decoded field by
+ * Real frames captured between rping and Linux siw (docs/interop.md, siw findings §5-§6; the
+ * octets are the constants below): each ULPDU (without MPA length, PAD and CRC) is decoded field by
  * field, from a plain buffer and from a split received-segment view, and re-encoded through
  * {@link DdpSegmenter} to the identical octets.
  */

@@ -49,11 +49,12 @@ import io.netty.buffer.ByteBuf;
  * Zero-length Read Response (tagged), 14 octets: c1 42 | Sink STag | Sink TO of the request.
  * </pre>
  *
- * Linux siw consumes a Write RTR with STag 0 or 1 silently and answers a Read RTR with a
- * zero-length Read Response (FINDINGS §5). Receivers check T, L, DV, RV, the opcode, QN, MSN,
- * MO, the length, and the Read size; reserved bits are ignored. The field offsets are those of
- * {@link UntaggedHeader}, {@link TaggedHeader} and {@link ReadRequestHeader}; an RTR is named
- * by the {@link RdmapOpcode} it is a zero-length message of (MPA maps its RTR types onto these).
+ * Linux siw consumes a Write RTR (STag 0, TO 0) silently and answers a Read RTR with a
+ * zero-length Read Response (docs/interop.md, siw finding §5). Receivers check T, L, DV, RV, the
+ * opcode, QN, MSN, MO, the length, and the Read size; reserved bits are ignored. The field
+ * offsets are those of {@link UntaggedHeader}, {@link TaggedHeader} and {@link ReadRequestHeader};
+ * an RTR is named by the {@link RdmapOpcode} it is a zero-length message of (MPA maps its RTR
+ * types onto these).
  */
 public final class RtrFrames {
   /** Length of the Send RTR. */

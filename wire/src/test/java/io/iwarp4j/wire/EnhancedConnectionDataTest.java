@@ -12,7 +12,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
-/** RFC 6581 §9 A|B|IRD C|D|ORD codec, byte-exact (mpa.md §3.6, §9.1, §9.2, FINDINGS §5). */
+/**
+ * RFC 6581 §9 A|B|IRD C|D|ORD codec, byte-exact (mpa.md §3.6, §9.1, §9.2; docs/interop.md, siw
+ * finding §5).
+ */
 class EnhancedConnectionDataTest {
 
   @Test
@@ -29,7 +32,7 @@ class EnhancedConnectionDataTest {
     // mpa.md §9.1: A=1, IRD 16 | C=1 D=1, ORD 16
     assertEquals(0x8010C010, EnhancedConnectionData.encode(true,
         RTR_WRITE | RTR_READ, 16, 16));
-    // FINDINGS §5 P2P Write-RTR and Read-RTR requests
+    // docs/interop.md, siw finding §5: P2P Write-RTR and Read-RTR requests
     assertEquals(0x80018001, EnhancedConnectionData.encode(true, RTR_WRITE, 1, 1));
     assertEquals(0x80014001, EnhancedConnectionData.encode(true, RTR_READ, 1, 1));
     // siw's request

@@ -10,7 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
-/** The RFC 6581 §9.2 RTR ULPDUs, byte-exact (mpa.md §9.3, FINDINGS §5). */
+/** The RFC 6581 §9.2 RTR ULPDUs, byte-exact (mpa.md §9.3; docs/interop.md, siw finding §5). */
 class RtrFramesTest {
   static final String SEND = "41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00";
   static final String WRITE = "c1 40 00 00 00 00 00 00 00 00 00 00 00 00";

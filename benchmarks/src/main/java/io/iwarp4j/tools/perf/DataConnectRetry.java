@@ -15,8 +15,8 @@ import java.io.IOException;
  * failures mean "nobody listens yet": a refused TCP connect, and a connection that closes
  * during the MPA startup before any Reply arrived (MPA error 0x01). The second is what a
  * NAT in front of the server shows: qemu's user-mode {@code hostfwd} accepts the TCP
- * connection on the host and resets it when nothing listens in the guest (the siw lab's
- * FINDINGS §7.9). A third is a connection that nobody answers: no MPA Reply within the
+ * connection on the host and resets it when nothing listens in the guest (docs/interop.md,
+ * siw finding §7.9). A third is a connection that nobody answers: no MPA Reply within the
  * (short) reply timeout of a data connect. Seen against perftest in the siw guest: a connection
  * that arrives while perftest swaps its control listener for the data listener is accepted by
  * the guest's TCP and then never read (siw's listener is being torn down), so the Request sits
@@ -35,7 +35,8 @@ final class DataConnectRetry<Q> {
   static final long PAUSE_MILLIS = 100;
   /**
    * The MPA reply timeout of a data connect: far above the 3-150 ms siw takes under emulation
-   * (the lab's FINDINGS §8), far below the default 10 s, so an unanswered attempt is retried.
+   * (docs/interop.md, siw finding §8), far below the default 10 s, so an unanswered attempt is
+   * retried.
    */
   static final long REPLY_TIMEOUT_MILLIS = 5000;
 

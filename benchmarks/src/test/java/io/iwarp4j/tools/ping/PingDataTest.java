@@ -13,7 +13,7 @@ class PingDataTest {
   void pingZeroOfSixtyFourOctetsMatchesTheSiwCapture() {
     ByteBuf buf = Unpooled.buffer(64);
     PingData.fill(buf, 0, 64, 0);
-    // FINDINGS §5: "rdma-ping-0: ABC...qr\0" (64 octets with the NUL).
+    // docs/interop.md, siw finding §5: "rdma-ping-0: ABC...qr\0" (64 octets with the NUL).
     String text = "rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr";
     assertEquals(63, text.length());
     assertEquals(text, buf.toString(0, 63, StandardCharsets.US_ASCII));

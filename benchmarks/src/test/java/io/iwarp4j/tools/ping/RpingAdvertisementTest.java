@@ -10,9 +10,15 @@ import org.junit.jupiter.api.Test;
 
 /** Byte-exact vectors of rping's {@code struct rping_rdma_info}, taken from siw captures. */
 class RpingAdvertisementTest {
-  /** The advertisement our Python peer sent to siw (FINDINGS §5): buf 0x10000, rkey 0x00c0ffee. */
+  /**
+   * The advertisement our Python peer sent to siw (docs/interop.md, siw finding §5): buf 0x10000,
+   * rkey 0x00c0ffee.
+   */
   private static final String TO_SIW = "0000000000010000 00c0ffee 00000040";
-  /** siw's rping client advertising its start buffer (FINDINGS §6): an rkey whose key is 0. */
+  /**
+   * siw's rping client advertising its start buffer (docs/interop.md, siw finding §6): an rkey
+   * whose key is 0.
+   */
   private static final String FROM_SIW = "000055a0cbb33460 82e37f00 00000040";
 
   @Test
