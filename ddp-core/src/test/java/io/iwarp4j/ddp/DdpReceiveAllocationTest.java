@@ -5,7 +5,6 @@ import static io.iwarp4j.ddp.mem.AccessFlags.REMOTE_WRITE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
@@ -15,6 +14,8 @@ import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.testing.AllocationFreedom;
+import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
@@ -22,7 +23,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.SplittableRandom;
@@ -84,11 +84,8 @@ class DdpReceiveAllocationTest {
 
   @Test
   void placementAndDeliveryAllocateNothingPerSegment() {
-    io.iwarp4j.ddp.mem.AllocationFreedom.assumeNettyHasUnsafe();
-    java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
-    assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
-    assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
+    AllocationFreedom.assumeNettyHasUnsafe();
+    AllocationMeter mx = AllocationMeter.create();
 
     StagTable table = new StagTable(4, new SplittableRandom(3), Duration.ofSeconds(10));
     CountingListener listener = new CountingListener();
@@ -119,7 +116,7 @@ class DdpReceiveAllocationTest {
       all = new ByteBuf[][] {tagged, send, readRequest};
       int msn = 1;
       for (int round = 0; round < 2; round++) { // round 0 warms up, round 1 is measured
-        long before = mx.getCurrentThreadAllocatedBytes();
+        long before = mx.allocatedBytes();
         for (int i = 0; i < ROUNDS; i++) {
           boolean split = (i & 1) == 0;
           feed(deframer, ctx, tagged, split);
@@ -130,7 +127,7 @@ class DdpReceiveAllocationTest {
           feed(deframer, ctx, readRequest, split);
           msn++;
         }
-        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        long allocated = mx.allocatedBytes() - before;
         if (round == 1) {
           // One allocation per segment would be at least 16 * 3 * ROUNDS = 960 000 octets.
           assertTrue(allocated < 16 * 1024, allocated + " octets allocated for " + 3 * ROUNDS

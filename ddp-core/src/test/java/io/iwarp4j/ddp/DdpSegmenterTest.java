@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.ddp.RecordingSegmentWriter.Segment;
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.DdpControl;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.UntaggedHeader;

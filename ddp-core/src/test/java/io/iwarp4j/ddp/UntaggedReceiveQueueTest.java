@@ -102,9 +102,9 @@ class UntaggedReceiveQueueTest {
     ByteBuf seg = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
     try {
       assertNull(q.validate(1, 0, 2));
-      q.place(Hex.ulpdu(seg, 1), 0, 2);          // 1 2 -> piece 0
+      q.place(UlpduPieces.ulpdu(seg, 1), 0, 2);          // 1 2 -> piece 0
       assertNull(q.validate(1, 2, 6));
-      q.place(Hex.ulpdu(seg, 3), 2, 6);          // 3 | 4..8 -> rest of piece 0, piece 2
+      q.place(UlpduPieces.ulpdu(seg, 3), 2, 6);          // 3 | 4..8 -> rest of piece 0, piece 2
       assertEquals(DdpError.MESSAGE_TOO_LONG, q.validate(1, 8, 1));
       assertEquals(8, q.receivedLength());
       assertEquals(7, q.complete());
@@ -134,10 +134,10 @@ class UntaggedReceiveQueueTest {
     q.post(new GatherList().add(first.receiveView(), 0, 2).add(gone.receiveView(), 0, 4), 9);
     ByteBuf seg = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 6});
     try {
-      assertTrue(q.place(Hex.ulpdu(seg, 1), 0, 2), "the first region is registered");
+      assertTrue(q.place(UlpduPieces.ulpdu(seg, 1), 0, 2), "the first region is registered");
       gone.close();
       assertNull(q.validate(1, 2, 4));
-      assertFalse(q.place(Hex.ulpdu(seg, 1), 2, 4), "the second one was deregistered");
+      assertFalse(q.place(UlpduPieces.ulpdu(seg, 1), 2, 4), "the second one was deregistered");
       assertEquals(9, q.headId());
       assertEquals(1, first.buffer().getByte(0));
       assertEquals(2, first.buffer().getByte(1));

@@ -76,7 +76,7 @@ class UntaggedValidationTest {
   private void receive(ByteBuf seg) {
     try {
       int cut = seg.readableBytes() / 2;
-      dispatcher.onSegment(cut == 0 ? Hex.ulpdu(seg) : Hex.ulpdu(seg, cut));
+      dispatcher.onSegment(cut == 0 ? UlpduPieces.ulpdu(seg) : UlpduPieces.ulpdu(seg, cut));
     } finally {
       seg.release();
     }
@@ -229,7 +229,7 @@ class UntaggedValidationTest {
     ByteBuf tagged = Unpooled.buffer(14);
     TaggedHeader.write(tagged, true, 0x40, 1, 0);
     try {
-      assertThrows(IllegalArgumentException.class, () -> dispatcher.onSegment(Hex.ulpdu(tagged)));
+      assertThrows(IllegalArgumentException.class, () -> dispatcher.onSegment(UlpduPieces.ulpdu(tagged)));
     } finally {
       tagged.release();
     }

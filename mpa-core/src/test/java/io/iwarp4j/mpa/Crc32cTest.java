@@ -2,6 +2,7 @@ package io.iwarp4j.mpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.wire.FpduHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -18,16 +19,6 @@ class Crc32cTest {
     CRC32C crc = new CRC32C();
     Crc32c.update(crc, buf, index, length);
     return (int) crc.getValue();
-  }
-
-  /** The JVM's per-thread allocation counter; the test is skipped without one. */
-  private static com.sun.management.ThreadMXBean allocationCounter() {
-    java.lang.management.ThreadMXBean plain =
-        java.lang.management.ManagementFactory.getThreadMXBean();
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        plain instanceof com.sun.management.ThreadMXBean,
-        "this JVM has no per-thread allocation counter (com.sun.management.ThreadMXBean)");
-    return (com.sun.management.ThreadMXBean) plain;
   }
 
   /** The same through the small-range path the framer and deframer use. */
@@ -104,7 +95,7 @@ class Crc32cTest {
    */
   @Test
   void slicesOfPooledMemoryAreFedWithoutAllocating() {
-    com.sun.management.ThreadMXBean mx = allocationCounter();
+    AllocationMeter mx = AllocationMeter.create();
     org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.util.internal.PlatformDependent
         .hasUnsafe(), "Netty runs without Unsafe here: buffers have no memory address");
     ByteBuf root = PooledByteBufAllocator.DEFAULT.directBuffer(4096).writeZero(4096);
@@ -115,11 +106,11 @@ class Crc32cTest {
     CRC32C crc = new CRC32C();
     try {
       for (int round = 0; round < 2; round++) { // round 0 warms up
-        long before = mx.getCurrentThreadAllocatedBytes();
+        long before = mx.allocatedBytes();
         for (int i = 0; i < 10_000; i++) {
           Crc32c.update(crc, slice, i & 1023, 64);
         }
-        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        long allocated = mx.allocatedBytes() - before;
         if (round == 1) {
           // One ByteBuffer view per call would be about 10 000 * 48 octets.
           org.junit.jupiter.api.Assertions.assertTrue(allocated < 16 * 1024,
@@ -140,7 +131,7 @@ class Crc32cTest {
    */
   @Test
   void smallRangesOfArenaBuffersGoThroughTheScratchWithoutAllocating() {
-    com.sun.management.ThreadMXBean mx = allocationCounter();
+    AllocationMeter mx = AllocationMeter.create();
     // More than the thread cache holds per size class (256), so most come from the arena.
     ByteBuf[] headers = new ByteBuf[4000];
     for (int i = 0; i < headers.length; i++) {
@@ -155,12 +146,12 @@ class Crc32cTest {
         ByteBuf raw = b.unwrap() != null ? b.unwrap() : b; // no PARANOID access records
         Crc32c.update(crc, raw, 0, 30, scratch);
       }
-      long before = mx.getCurrentThreadAllocatedBytes();
+      long before = mx.allocatedBytes();
       for (ByteBuf b : headers) {
         ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
         Crc32c.update(crc, raw, 0, 46, scratch);
       }
-      long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+      long allocated = mx.allocatedBytes() - before;
       // A view per buffer would be about 4000 * 64 octets.
       org.junit.jupiter.api.Assertions.assertTrue(allocated < 16 * 1024,
           allocated + " octets allocated for the CRC of 4000 small arena buffers");

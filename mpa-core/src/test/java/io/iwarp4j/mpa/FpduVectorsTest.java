@@ -31,7 +31,7 @@ class FpduVectorsTest {
    */
   record Vector(String name, boolean crc, boolean markers, int headerLength, String wire) {
     byte[] bytes() {
-      return Hex.parse(wire);
+      return Hex.hex(wire);
     }
 
     @Override

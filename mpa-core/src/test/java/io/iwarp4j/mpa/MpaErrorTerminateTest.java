@@ -1,9 +1,10 @@
 package io.iwarp4j.mpa;
 
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.TerminateMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -21,7 +22,7 @@ class MpaErrorTerminateTest {
   void crcErrorFpduMatchesTheSpecVector() {
     ByteBuf b = Unpooled.buffer();
     assertEquals(22, TerminateMessage.writeLlpError(b, 1, MpaError.CRC_MISMATCH.code()));
-    byte[] ulpdu = StartupWire.bytes(b);
+    byte[] ulpdu = Hex.bytes(b);
     assertEquals(CRC_ERROR_ULPDU, toHex(ulpdu));
     assertEquals("00 16 " + CRC_ERROR_ULPDU + " 7f e4 25 85",
         toHex(StartupWire.fpdu(ulpdu, true)));
@@ -37,7 +38,7 @@ class MpaErrorTerminateTest {
   }
 
   private MpaError of(String ulpdu) {
-    ByteBuf b = StartupWire.buf(ulpdu);
+    ByteBuf b = Hex.buf(ulpdu);
     try {
       term.wrap(b, 0, b.readableBytes());
       assertNull(term.check());

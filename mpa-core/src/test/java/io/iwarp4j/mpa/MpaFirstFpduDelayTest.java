@@ -1,8 +1,8 @@
 package io.iwarp4j.mpa;
 
 import static io.iwarp4j.mpa.StartupWire.fpdu;
-import static io.iwarp4j.mpa.StartupWire.hex;
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.testing.Hex.hex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

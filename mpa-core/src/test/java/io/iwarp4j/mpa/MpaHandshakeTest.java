@@ -3,8 +3,8 @@ package io.iwarp4j.mpa;
 import static io.iwarp4j.mpa.StartupWire.REPLY_KEY;
 import static io.iwarp4j.mpa.StartupWire.REQUEST_KEY;
 import static io.iwarp4j.mpa.StartupWire.fpdu;
-import static io.iwarp4j.mpa.StartupWire.hex;
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.testing.Hex.hex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -377,7 +378,7 @@ class MpaHandshakeTest {
   void octetsThatFollowARejectingReplyGoToTheUlp() {
     EmbeddedChannel ch = new EmbeddedChannel(new MpaInitiatorHandler(MpaSettings.defaults()));
     StartupWire.drainOutbound(ch);
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 30 02 00 04 00 10 00 10 aa bb"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 30 02 00 04 00 10 00 10 aa bb"));
     assertTrue(ch.isOpen());
     assertEquals("aa bb", toHex(readInbound(ch)));
     ch.finishAndReleaseAll();
@@ -525,7 +526,7 @@ class MpaHandshakeTest {
     ByteBuf b = ch.readInbound();
     assertNotNull(b, "nothing reached the end of the pipeline");
     try {
-      return StartupWire.bytes(b);
+      return Hex.bytes(b);
     } finally {
       b.release();
     }

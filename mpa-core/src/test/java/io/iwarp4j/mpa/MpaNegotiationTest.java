@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.mpa.MpaNegotiation.ReplyOutcome;
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.MpaStartupFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -38,7 +39,7 @@ class MpaNegotiationTest {
   @Test
   void specRequestFromSettings() {
     MpaSettings s = MpaSettings.builder().peerToPeer(true)
-        .rtrTypes(RtrType.WRITE, RtrType.READ).privateData(StartupWire.hex("de ad be ef")).build();
+        .rtrTypes(RtrType.WRITE, RtrType.READ).privateData(Hex.hex("de ad be ef")).build();
     assertEquals(MpaStartupFrameTest.SPEC_REQUEST, requestHex(s));
   }
 
@@ -377,7 +378,7 @@ class MpaNegotiationTest {
   }
 
   static MpaPeerParameters decode(String hex) {
-    MpaStartupFrame f = new MpaStartupFrame().wrap(StartupWire.buf(hex), 0);
+    MpaStartupFrame f = new MpaStartupFrame().wrap(Hex.buf(hex), 0);
     assertNull(f.checkHeader(f.kind()));
     return StartupFrames.decode(f);
   }

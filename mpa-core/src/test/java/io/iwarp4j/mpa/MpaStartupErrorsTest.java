@@ -3,13 +3,14 @@ package io.iwarp4j.mpa;
 import static io.iwarp4j.mpa.StartupWire.REPLY_KEY;
 import static io.iwarp4j.mpa.StartupWire.REQUEST_KEY;
 import static io.iwarp4j.mpa.StartupWire.fpdu;
-import static io.iwarp4j.mpa.StartupWire.hex;
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.testing.Hex.hex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -48,7 +49,7 @@ class MpaStartupErrorsTest {
   @Test
   void badKeyInRequest() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(GOOD_REQUEST.replace("6d 65 50 02", "6d 66 50 02")));
+    ch.writeInbound(Hex.buf(GOOD_REQUEST.replace("6d 65 50 02", "6d 66 50 02")));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME, "bad key");
     assertNothingSent();
   }
@@ -56,7 +57,7 @@ class MpaStartupErrorsTest {
   @Test
   void badKeyInReply() {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(GOOD_REPLY.replace("4d 50 41", "4d 50 42")));
+    ch.writeInbound(Hex.buf(GOOD_REPLY.replace("4d 50 41", "4d 50 42")));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME, "bad key");
     assertNothingSent();
   }
@@ -64,7 +65,7 @@ class MpaStartupErrorsTest {
   @Test
   void pdLength513InRequest() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 00 01 02 01"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 00 01 02 01"));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME, "PD_Length 513");
     assertNothingSent();
   }
@@ -72,14 +73,14 @@ class MpaStartupErrorsTest {
   @Test
   void pdLength513InReply() {
     MpaInitiatorHandler ih = initiator(MpaSettings.builder().revision(1).build());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 40 01 02 01"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 40 01 02 01"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME, "PD_Length 513");
   }
 
   @Test
   void moreDataThanPdLengthInTheRequestRead() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(GOOD_REQUEST + " 00"));
+    ch.writeInbound(Hex.buf(GOOD_REQUEST + " 00"));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "1 octets followed the MPA Request");
     assertNothingSent();
@@ -90,7 +91,7 @@ class MpaStartupErrorsTest {
     HandshakeFixtures.UlpDecision ulp = new HandshakeFixtures.UlpDecision();
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults());
     ch = new EmbeddedChannel(rh, ulp);
-    ch.writeInbound(StartupWire.buf(GOOD_REQUEST));
+    ch.writeInbound(Hex.buf(GOOD_REQUEST));
     assertFalse(rh.handshakeFuture().isDone());
     // A premature FPDU while the ULP decides (siw: EPROTO).
     ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(MpaHandshakeTest.HELLO), true)));
@@ -104,7 +105,7 @@ class MpaStartupErrorsTest {
   @Test
   void requestCutShortOfItsPdLengthByAFin() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 08 00 10 00 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 08 00 10 00 10"));
     ch.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "PD_Length 8 but the peer closed its half of the connection after 4 octets");
@@ -113,7 +114,7 @@ class MpaStartupErrorsTest {
   @Test
   void replyCutShortOfItsPdLengthByAClose() {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 50 02 00 06 00 10 00 10 aa"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02 00 06 00 10 00 10 aa"));
     ch.close();
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "PD_Length 6 but the connection closed after 5 octets");
@@ -123,7 +124,7 @@ class MpaStartupErrorsTest {
   @ValueSource(ints = {0, 3, 255})
   void unusableRevisionInRequestGetsNoReply(int rev) {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + String.format(" 00 %02x 00 00", rev)));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + String.format(" 00 %02x 00 00", rev)));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "unsupported MPA revision " + rev);
     assertNothingSent();
@@ -133,7 +134,7 @@ class MpaStartupErrorsTest {
   @ValueSource(ints = {0, 3})
   void unusableRevisionInReply(int rev) {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + String.format(" 50 %02x 00 04 00 10 00 10",
+    ch.writeInbound(Hex.buf(REPLY_KEY + String.format(" 50 %02x 00 04 00 10 00 10",
         rev)));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "unsupported MPA revision " + rev);
@@ -144,7 +145,7 @@ class MpaStartupErrorsTest {
     // siw as Initiator fails the connect likewise (docs/interop.md, siw finding §6:
     // "vers 1, enhcd 0").
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 40 01 00 00"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 40 01 00 00"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "non-enhanced Reply");
   }
@@ -152,7 +153,7 @@ class MpaStartupErrorsTest {
   @Test
   void replyWithSToARevisionOneRequest() {
     MpaInitiatorHandler ih = initiator(MpaSettings.builder().revision(1).build());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 50 02 00 04 00 10 00 10"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02 00 04 00 10 00 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME,
         "enhanced Reply (Rev 2, S=1) to an unenhanced Request");
   }
@@ -160,7 +161,7 @@ class MpaStartupErrorsTest {
   @Test
   void enhancedFrameTooShortForItsEnhancedData() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 10 02 00 02 00 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 10 02 00 02 00 10"));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.INVALID_STARTUP_FRAME, "too short");
   }
 
@@ -185,7 +186,7 @@ class MpaStartupErrorsTest {
   @Test
   void reservedBitsAndRInARequestAreNotChecked() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 3f 02 00 04 00 10 00 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 3f 02 00 04 00 10 00 10"));
     assertTrue(rh.handshakeFuture().isSuccess());
     assertEquals(REPLY_KEY + " 50 02 00 04 00 10 00 10", toHex(StartupWire.drainOutbound(ch)),
         "Res and R are sent as 0 whatever the Request had");
@@ -194,7 +195,7 @@ class MpaStartupErrorsTest {
   @Test
   void siwGsoBitInTheReplyIsIgnored() {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 58 02 00 04 00 10 00 10"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 58 02 00 04 00 10 00 10"));
     assertTrue(ih.handshakeFuture().isSuccess());
   }
 
@@ -239,7 +240,7 @@ class MpaStartupErrorsTest {
     HandshakeFixtures.UlpDecision ulp = new HandshakeFixtures.UlpDecision();
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults());
     ch = new EmbeddedChannel(rh, ulp);
-    ch.writeInbound(StartupWire.buf(GOOD_REQUEST));
+    ch.writeInbound(Hex.buf(GOOD_REQUEST));
     ch.advanceTimeBy(5, TimeUnit.SECONDS);
     ch.runScheduledPendingTasks();
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.TCP_CONNECTION_LOST, "within PT5S");
@@ -251,7 +252,7 @@ class MpaStartupErrorsTest {
   @Test
   void rtrTimeout() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
     assertEquals(REPLY_KEY + " 50 02 00 04 80 10 80 10", toHex(StartupWire.drainOutbound(ch)));
     ch.advanceTimeBy(5, TimeUnit.SECONDS);
     ch.runScheduledPendingTasks();
@@ -261,7 +262,7 @@ class MpaStartupErrorsTest {
   @Test
   void peerClosesWhileTheInitiatorWaits() {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 50 02"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02"));
     ch.close();
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.TCP_CONNECTION_LOST,
         "the connection closed during the MPA startup");
@@ -270,7 +271,7 @@ class MpaStartupErrorsTest {
   @Test
   void peerFinWhileTheResponderWaits() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY.substring(0, 29)));
+    ch.writeInbound(Hex.buf(REQUEST_KEY.substring(0, 29)));
     ch.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.TCP_CONNECTION_LOST,
         "the peer closed its half of the connection during the MPA startup");
@@ -279,7 +280,7 @@ class MpaStartupErrorsTest {
   @Test
   void peerClosesBeforeTheRtr() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
     ch.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.TCP_CONNECTION_LOST,
         "before sending its RTR");
@@ -290,7 +291,7 @@ class MpaStartupErrorsTest {
   @Test
   void insufficientIrdSendsTerminate0x06AndCloses() {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 50 02 00 04 00 10 00 11"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02 00 04 00 10 00 11"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INSUFFICIENT_IRD, "ORD 17");
     assertEquals(toHex(fpdu(terminate("20 06"), true)), toHex(StartupWire.drainOutbound(ch)));
   }
@@ -300,7 +301,7 @@ class MpaStartupErrorsTest {
     MpaInitiatorHandler ih = initiator(MpaSettings.builder().peerToPeer(true)
         .rtrTypes(RtrType.WRITE).build());
     // Responder supports the Send RTR only; no CRC anywhere.
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 10 02 00 04 c0 10 00 10"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 10 02 00 04 c0 10 00 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.NO_MATCHING_RTR, "none of the");
     assertEquals(toHex(fpdu(terminate("20 07"), true)), toHex(StartupWire.drainOutbound(ch)),
         "the Initiator asked for CRC, so the Terminate carries one");
@@ -310,7 +311,7 @@ class MpaStartupErrorsTest {
   void connectionModelMismatchSendsTerminate0x07() {
     MpaInitiatorHandler ih = initiator(MpaSettings.builder().peerToPeer(true).crc(false)
         .build());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 10 02 00 04 00 10 00 10"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 10 02 00 04 00 10 00 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.NO_MATCHING_RTR,
         "connection model mismatch");
     assertEquals(toHex(fpdu(terminate("20 07"), false)), toHex(StartupWire.drainOutbound(ch)),
@@ -320,7 +321,7 @@ class MpaStartupErrorsTest {
   @Test
   void terminateHonoursTheRepliesMarkerRequest() {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " d0 02 00 04 00 10 01 00"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " d0 02 00 04 00 10 01 00"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INSUFFICIENT_IRD, "ORD 256");
     // Rule 7: the Marker 00 00 00 00 comes first, and the CRC covers it (mpa.md §9.5).
     assertEquals(toHex(StartupWire.fpduAfterMarker(terminate("20 06"))),
@@ -330,7 +331,7 @@ class MpaStartupErrorsTest {
   @Test
   void responderGetsAnFpduThatIsNotAnRtr() {
     MpaResponderHandler rh = responder(MpaSettings.builder().crc(false).build());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 10 02 00 04 80 10 80 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 10 02 00 04 80 10 80 10"));
     assertEquals(REPLY_KEY + " 10 02 00 04 80 10 80 10", toHex(StartupWire.drainOutbound(ch)));
     ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(MpaHandshakeTest.HELLO), false)));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.NO_MATCHING_RTR, "not an RTR");
@@ -340,7 +341,7 @@ class MpaStartupErrorsTest {
   @Test
   void responderGetsAnRtrItDidNotAllow() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
     StartupWire.drainOutbound(ch);
     ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(RtrWireTest.READ), true)));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.NO_MATCHING_RTR, "a READ RTR");
@@ -350,7 +351,7 @@ class MpaStartupErrorsTest {
   @Test
   void rtrWithABadCrcFailsWithoutATerminate() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
-    ch.writeInbound(StartupWire.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
+    ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
     StartupWire.drainOutbound(ch);
     byte[] rtr = fpdu(hex(RtrWireTest.WRITE), true);
     rtr[rtr.length - 1] ^= 1;
@@ -369,7 +370,7 @@ class MpaStartupErrorsTest {
     ch.pipeline().addLast(ih);
     StartupWire.drainOutbound(ch);
     alloc.failNext = true;
-    ch.writeInbound(StartupWire.buf(REPLY_KEY + " 50 02 00 04 80 10 80 10"));
+    ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02 00 04 80 10 80 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.LOCAL_CATASTROPHIC,
         "simulated allocation failure");
     assertEquals(toHex(fpdu(terminate("20 05"), true)), toHex(StartupWire.drainOutbound(ch)));

@@ -2,8 +2,8 @@ package io.iwarp4j.mpa;
 
 import static io.iwarp4j.mpa.StartupWire.REPLY_KEY;
 import static io.iwarp4j.mpa.StartupWire.REQUEST_KEY;
-import static io.iwarp4j.mpa.StartupWire.hex;
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.testing.Hex.hex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.MpaStartupFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -45,7 +46,7 @@ class MpaStartupFrameTest {
 
   @Test
   void decodesTheSpecRequest() {
-    ByteBuf b = StartupWire.buf(SPEC_REQUEST);
+    ByteBuf b = Hex.buf(SPEC_REQUEST);
     frame.wrap(b, 0);
     assertEquals(MpaStartupFrame.Kind.REQUEST, frame.kind());
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
@@ -72,7 +73,7 @@ class MpaStartupFrameTest {
 
   @Test
   void specReplyRoundTrips() {
-    ByteBuf b = StartupWire.buf(SPEC_REPLY);
+    ByteBuf b = Hex.buf(SPEC_REPLY);
     frame.wrap(b, 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REPLY));
     MpaPeerParameters p = StartupFrames.decode(frame);
@@ -87,7 +88,7 @@ class MpaStartupFrameTest {
 
   @Test
   void siwRequestDecodesAndReencodesIdentically() {
-    ByteBuf b = StartupWire.buf(SIW_REQUEST);
+    ByteBuf b = Hex.buf(SIW_REQUEST);
     frame.wrap(b, 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
     MpaPeerParameters p = StartupFrames.decode(frame);
@@ -116,7 +117,7 @@ class MpaStartupFrameTest {
   void reservedBitsAreNotChecked() {
     // siw's experimental GSO bit 0x08, and every other Res bit.
     for (int res = 1; res <= 0x0F; res++) {
-      ByteBuf b = StartupWire.buf(SIW_REQUEST);
+      ByteBuf b = Hex.buf(SIW_REQUEST);
       b.setByte(16, 0x10 | res);
       frame.wrap(b, 0);
       assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST), "Res " + res);
@@ -126,7 +127,7 @@ class MpaStartupFrameTest {
 
   @Test
   void sBitIsReservedInRevisionOne() {
-    ByteBuf b = StartupWire.buf(REQUEST_KEY + " 10 01 00 02 ab cd");
+    ByteBuf b = Hex.buf(REQUEST_KEY + " 10 01 00 02 ab cd");
     frame.wrap(b, 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
     MpaPeerParameters p = StartupFrames.decode(frame);
@@ -137,7 +138,7 @@ class MpaStartupFrameTest {
 
   @Test
   void rtrFlagsAreIgnoredWhenAIsZero() {
-    ByteBuf b = StartupWire.buf(REQUEST_KEY + " 10 02 00 04 40 05 c0 06");
+    ByteBuf b = Hex.buf(REQUEST_KEY + " 10 02 00 04 40 05 c0 06");
     frame.wrap(b, 0);
     MpaPeerParameters p = StartupFrames.decode(frame);
     assertFalse(p.peerToPeer());
@@ -149,7 +150,7 @@ class MpaStartupFrameTest {
   @Test
   void everyKeyOctetIsCompared() {
     for (int i = 0; i < 16; i++) {
-      ByteBuf b = StartupWire.buf(SIW_REQUEST);
+      ByteBuf b = Hex.buf(SIW_REQUEST);
       b.setByte(i, b.getByte(i) ^ 0x80);
       frame.wrap(b, 0);
       assertEquals(MpaStartupFrame.Kind.UNKNOWN, frame.kind(), "octet " + i);
@@ -161,36 +162,36 @@ class MpaStartupFrameTest {
 
   @Test
   void requestWhereReplyExpectedIsACollision() {
-    frame.wrap(StartupWire.buf(SIW_REQUEST), 0);
+    frame.wrap(Hex.buf(SIW_REQUEST), 0);
     String reason = frame.checkHeader(MpaStartupFrame.Kind.REPLY);
     assertTrue(reason.contains("initiator/initiator collision"), reason);
   }
 
   @Test
   void replyWhereRequestExpectedIsABadKey() {
-    frame.wrap(StartupWire.buf(SPEC_REPLY), 0);
+    frame.wrap(Hex.buf(SPEC_REPLY), 0);
     assertTrue(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).startsWith("bad key"));
   }
 
   @Test
   void revisionsZeroAndThreeAreUnusable() {
-    frame.wrap(StartupWire.buf(REQUEST_KEY + " 00 00 00 00"), 0);
+    frame.wrap(Hex.buf(REQUEST_KEY + " 00 00 00 00"), 0);
     assertTrue(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).contains("revision 0"));
-    frame.wrap(StartupWire.buf(REQUEST_KEY + " 00 03 00 00"), 0);
+    frame.wrap(Hex.buf(REQUEST_KEY + " 00 03 00 00"), 0);
     assertTrue(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).contains("revision 3"));
   }
 
   @Test
   void pdLengthAbove512IsRejectedAnd512Accepted() {
-    frame.wrap(StartupWire.buf(REQUEST_KEY + " 00 01 02 01"), 0);
+    frame.wrap(Hex.buf(REQUEST_KEY + " 00 01 02 01"), 0);
     assertTrue(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).contains("PD_Length 513"));
-    frame.wrap(StartupWire.buf(REQUEST_KEY + " 00 01 02 00"), 0);
+    frame.wrap(Hex.buf(REQUEST_KEY + " 00 01 02 00"), 0);
     assertNull(frame.checkHeader(MpaStartupFrame.Kind.REQUEST));
   }
 
   @Test
   void enhancedFrameNeedsFourOctets() {
-    frame.wrap(StartupWire.buf(REQUEST_KEY + " 10 02 00 03 00 00 00"), 0);
+    frame.wrap(Hex.buf(REQUEST_KEY + " 10 02 00 03 00 00 00"), 0);
     assertTrue(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).contains("too short"));
   }
 
@@ -218,6 +219,6 @@ class MpaStartupFrameTest {
     ByteBuf out = Unpooled.buffer();
     int n = StartupFrames.encode(out, kind, p);
     assertEquals(out.readableBytes(), n);
-    return toHex(StartupWire.bytes(out));
+    return toHex(Hex.bytes(out));
   }
 }

@@ -1,5 +1,6 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,7 +22,7 @@ final class RecordingUlpduListener implements UlpduListener {
   public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
     byte[] b = new byte[ulpdu.length()];
     ulpdu.getBytes(0, b, 0, b.length);
-    ulpdus.add(StartupWire.toHex(b));
+    ulpdus.add(Hex.toHex(b));
   }
 
   @Override
@@ -36,7 +37,7 @@ final class RecordingUlpduListener implements UlpduListener {
 
   /** Writes {@code ulpdu} as one FPDU on {@code connection} and flushes. */
   static void send(MpaConnection connection, String ulpduHex) {
-    ByteBuf b = Unpooled.wrappedBuffer(StartupWire.hex(ulpduHex));
+    ByteBuf b = Unpooled.wrappedBuffer(Hex.hex(ulpduHex));
     connection.framer().write(b, null);
     connection.framer().flush();
   }

@@ -1,9 +1,10 @@
 package io.iwarp4j.mpa;
 
-import static io.iwarp4j.mpa.StartupWire.toHex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.iwarp4j.wire.RtrFrames;
 import io.netty.buffer.ByteBuf;
@@ -26,7 +27,7 @@ class RtrWireTest {
     for (RtrType t : RtrType.values()) {
       ByteBuf b = Unpooled.buffer();
       assertEquals(RtrFrames.length(RtrWire.of(t)), RtrFrames.write(b, RtrWire.of(t)));
-      byte[] frame = StartupWire.bytes(b);
+      byte[] frame = Hex.bytes(b);
       assertEquals(VECTORS.get(t), toHex(frame), t.name());
       Ulpdu u = new Ulpdu(1);
       u.addPiece(b, 0, frame.length);

@@ -1,11 +1,12 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.zip.CRC32C;
 
-/** Test helpers for the startup tests: hex vectors, draining outbound bytes, CRC32c. */
+/** Test helpers for the startup tests: the startup keys, draining outbound bytes, FPDUs with CRC32c. */
 final class StartupWire {
   /** "MPA ID Req Frame". */
   static final String REQUEST_KEY = "4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65";
@@ -13,43 +14,6 @@ final class StartupWire {
   static final String REPLY_KEY = "4d 50 41 20 49 44 20 52 65 70 20 46 72 61 6d 65";
 
   private StartupWire() {
-  }
-
-  /** Octets from hex, ignoring spaces, '|' and line breaks. */
-  static byte[] hex(String hex) {
-    String s = hex.replaceAll("[\\s|]", "");
-    if (s.length() % 2 != 0) {
-      throw new IllegalArgumentException("odd number of hex digits: " + hex);
-    }
-    byte[] b = new byte[s.length() / 2];
-    for (int i = 0; i < b.length; i++) {
-      b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
-    }
-    return b;
-  }
-
-  /** An unpooled buffer holding the octets (a fresh one per call, owned by the caller). */
-  static ByteBuf buf(String hex) {
-    return Unpooled.wrappedBuffer(hex(hex));
-  }
-
-  /** The readable octets as lower-case hex separated by spaces. */
-  static String toHex(byte[] b) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < b.length; i++) {
-      if (i > 0) {
-        sb.append(' ');
-      }
-      sb.append(String.format("%02x", b[i] & 0xFF));
-    }
-    return sb.toString();
-  }
-
-  /** Copies the readable octets (not consumed). */
-  static byte[] bytes(ByteBuf b) {
-    byte[] out = new byte[b.readableBytes()];
-    b.getBytes(b.readerIndex(), out);
-    return out;
   }
 
   /** Everything the channel has written so far, concatenated; the messages are released. */
@@ -62,7 +26,7 @@ final class StartupWire {
         all.writeBytes(b);
         b.release();
       }
-      return bytes(all);
+      return Hex.bytes(all);
     } finally {
       all.release();
     }

@@ -18,6 +18,7 @@ import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateReceived;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateSent;
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
@@ -87,11 +88,11 @@ class RdmapAtomicsTest {
     p.shuttle();
 
     // FetchAdd sends Compare Data 0 and Compare Mask all ones, whatever was passed (§5.2.1).
-    assertEquals(Wire.compact(ATOMIC_REQUEST_1 + "00000000 00000001" + hex8(t.stag())
+    assertEquals(Hex.compact(ATOMIC_REQUEST_1 + "00000000 00000001" + hex8(t.stag())
         + hex16(t.baseTo() + 8) + "0000000000000005 0000000000000000 0000000000000000"
         + "ffffffffffffffff"), Wire.lastUlpdu(p.a.wireBytes()));
     // Atomic Response: untagged, last, opcode 0xB, QN 3, MSN 1; Original Request Identifier 1.
-    assertEquals(Wire.compact("41 4b 00000000 00000003 00000001 00000000 00000001"
+    assertEquals(Hex.compact("41 4b 00000000 00000003 00000001 00000000 00000001"
         + hex16(INITIAL)), Wire.lastUlpdu(p.b.wireBytes()));
     assertEquals(INITIAL + 5, t.getLong(8));
     assertEquals(INITIAL, r.getLong(16), "the original value, in native order");
@@ -145,10 +146,10 @@ class RdmapAtomicsTest {
     assertEquals(0xaaaa_aaaa_5566_7788L, r.getLong(8));
     assertEquals(List.of(new ReadComplete(1, 8), new ReadComplete(2, 8)), p.a.events.events);
     List<byte[]> requests = Wire.ulpdus(p.a.wireBytes());
-    assertEquals(Wire.compact("41 4a 00000000 00000001 00000002 00000000 00000002 00000002"
+    assertEquals(Hex.compact("41 4a 00000000 00000001 00000002 00000000 00000002 00000002"
         + hex8(t.stag()) + hex16(t.baseTo() + 8)
         + "0000000000000000 ffffffffffffffff 0000000000000000 ffffffffffffffff"),
-        Wire.hex(requests.get(1)), "the second request: MSN 2, Request Identifier 2");
+        Hex.of(requests.get(1)), "the second request: MSN 2, Request Identifier 2");
   }
 
   @Test
@@ -165,10 +166,10 @@ class RdmapAtomicsTest {
     p.a.endpoint.flush();
     p.shuttle();
     List<byte[]> wire = Wire.ulpdus(p.a.wireBytes());
-    assertEquals(Wire.compact("41 48 00000000 00000000 00000001 00000000 0102030405060708"),
-        Wire.hex(wire.get(0)));
-    assertEquals(Wire.compact("41 49 00000000 00000000 00000002 00000000 fffffffffffffffe"),
-        Wire.hex(wire.get(1)));
+    assertEquals(Hex.compact("41 48 00000000 00000000 00000001 00000000 0102030405060708"),
+        Hex.of(wire.get(0)));
+    assertEquals(Hex.compact("41 49 00000000 00000000 00000002 00000000 fffffffffffffffe"),
+        Hex.of(wire.get(1)));
     assertEquals(List.of(new Immediate(5, RdmapOpcode.IMMEDIATE_DATA, 0x0102_0304_0506_0708L),
         new Immediate(6, RdmapOpcode.IMMEDIATE_DATA_WITH_SE, -2L)), p.b.events.events,
         "even a zero-length receive buffer takes Immediate Data");
@@ -439,7 +440,7 @@ class RdmapAtomicsTest {
       int errorCode) {
     p.shuttle();
     End peer = p.peer(detector);
-    assertEquals(Wire.compact(TERMINATE + terminateBody), Wire.lastUlpdu(detector.wireBytes()),
+    assertEquals(Hex.compact(TERMINATE + terminateBody), Wire.lastUlpdu(detector.wireBytes()),
         "the Terminate on the wire");
     assertEquals(List.of(new TerminateSent(layer, errorType, errorCode)),
         detector.events.endEvents());
@@ -450,7 +451,7 @@ class RdmapAtomicsTest {
   }
 
   private static void inject(End from, String hex) {
-    ByteBuf ulpdu = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(Wire.compact(hex)));
+    ByteBuf ulpdu = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(Hex.compact(hex)));
     from.framer.write(ulpdu, null);
     from.framer.flush();
   }

@@ -12,6 +12,7 @@ import io.iwarp4j.rdmap.EndpointPair.End;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Disconnected;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Receive;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -163,7 +164,7 @@ class RdmapTeardownTest {
       p.shuttle();
       assertEquals(List.of(new Receive(1, RdmapOpcode.SEND, 8, 0),
           new RecordingEndpointListener.TerminateSent(0, 0, 0)), p.b.events.events);
-      assertEquals(Wire.compact("41 47 00000000 00000002 00000001 00000000 | 00 00 00 00"),
+      assertEquals(Hex.compact("41 47 00000000 00000002 00000001 00000000 | 00 00 00 00"),
           Wire.lastUlpdu(p.b.wireBytes()), "RFC 5040 §4.8: Local Catastrophic, no headers");
       assertEquals(List.of(new SendComplete(2),
           new RecordingEndpointListener.TerminateReceived(0, 0, 0)), p.a.events.events);

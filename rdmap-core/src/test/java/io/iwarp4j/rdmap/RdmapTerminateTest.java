@@ -15,6 +15,7 @@ import io.iwarp4j.rdmap.EndpointPair.End;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateReceived;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateSent;
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -355,7 +356,7 @@ class RdmapTerminateTest {
     p.start();
     p.a.endpoint.abort(2, 0x07);
     p.shuttle();
-    assertEquals(Wire.compact(TERMINATE + "02 07 00 00"), Wire.lastUlpdu(p.a.wireBytes()));
+    assertEquals(Hex.compact(TERMINATE + "02 07 00 00"), Wire.lastUlpdu(p.a.wireBytes()));
     assertEquals(List.of(new TerminateSent(0, 2, 0x07)), p.a.events.events);
     assertEquals(List.of(new TerminateReceived(0, 2, 0x07)), p.b.events.events);
     assertEnded(p.a);
@@ -386,7 +387,7 @@ class RdmapTerminateTest {
     p.a.endpoint.write(1, target.stag(), target.baseTo(), mem.gather(src, 0, 16, 1));
     p.a.endpoint.flush();
     p.shuttle();
-    assertEquals(Wire.compact(TERMINATE + "20 02 00 00"), Wire.lastUlpdu(p.b.wireBytes()));
+    assertEquals(Hex.compact(TERMINATE + "20 02 00 00"), Wire.lastUlpdu(p.b.wireBytes()));
     assertEquals(List.of(new TerminateSent(2, 0, 0x02)), p.b.events.events);
     assertEquals(List.of(new RecordingEndpointListener.SendComplete(1),
         new TerminateReceived(2, 0, 0x02)), p.a.events.events);
@@ -427,7 +428,7 @@ class RdmapTerminateTest {
       int errorCode, Object... peerEventsBefore) {
     p.shuttle();
     End peer = p.peer(detector);
-    assertEquals(Wire.compact(TERMINATE + terminateBody), Wire.lastUlpdu(detector.wireBytes()),
+    assertEquals(Hex.compact(TERMINATE + terminateBody), Wire.lastUlpdu(detector.wireBytes()),
         "the Terminate on the wire");
     assertEquals(1, countTerminates(detector.wireBytes()), "exactly one Terminate");
     assertEquals(List.of(new TerminateSent(layer, errorType, errorCode)), detector.events.events);
@@ -463,7 +464,7 @@ class RdmapTerminateTest {
 
   /** Writes one raw ULPDU through the end's MPA framer and flushes it. */
   private static void inject(End from, String hex) {
-    ByteBuf ulpdu = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(Wire.compact(hex)));
+    ByteBuf ulpdu = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(Hex.compact(hex)));
     from.framer.write(ulpdu, null);
     from.framer.flush();
   }

@@ -11,6 +11,7 @@ import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.UntaggedDispatcher;
 import io.iwarp4j.ddp.UntaggedReceiveListener;
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.DdpControl;
 import io.iwarp4j.wire.RdmapControl;
 import io.iwarp4j.wire.RdmapOpcode;
@@ -58,10 +59,6 @@ class SiwFrameVectorsTest {
 
   private static ByteBuf buf(String hex) {
     return Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(hex.replaceAll("[\\s|]", "")));
-  }
-
-  private static String hex(String spaced) {
-    return spaced.replaceAll("[\\s|]", "").toLowerCase();
   }
 
   /** A received-segment view of {@code wire}, cut in three pieces (inside header fields). */
@@ -120,7 +117,7 @@ class SiwFrameVectorsTest {
       assertEquals(64, seg.getInt(30), "rping_rdma_info.size");
 
       ByteBuf payload = wire.slice(UntaggedHeader.LENGTH, 16);
-      assertEquals(hex(SEND), reencodeUntagged(
+      assertEquals(Hex.compact(SEND), reencodeUntagged(
           RdmapControl.untaggedRsvdUlp(RdmapOpcode.SEND, 0), 0, null, payload));
     } finally {
       wire.release();
@@ -137,7 +134,7 @@ class SiwFrameVectorsTest {
       assertEquals(1, UntaggedHeader.msn(seg));
       assertEquals(0x55a0cbb33460L, seg.getLong(18));
       assertEquals(0x82e37f00, seg.getInt(26));
-      assertEquals(hex(SIW_SEND), reencodeUntagged(0x43_0000_0000L, 0, null,
+      assertEquals(Hex.compact(SIW_SEND), reencodeUntagged(0x43_0000_0000L, 0, null,
           wire.slice(UntaggedHeader.LENGTH, 16)));
     } finally {
       wire.release();
@@ -173,7 +170,7 @@ class SiwFrameVectorsTest {
         ReadRequestHeader.write(rdmapHeader, 0x11fe7900, 0x56291da5b130L, 64, 0x00c0ffee,
             0x10000L);
         assertEquals(ReadRequestHeader.LENGTH, rdmapHeader.readableBytes());
-        assertEquals(hex(READ_REQUEST), reencodeUntagged(
+        assertEquals(Hex.compact(READ_REQUEST), reencodeUntagged(
             RdmapControl.untaggedRsvdUlp(RdmapOpcode.RDMA_READ_REQUEST, 0),
             RdmapOpcode.RDMA_READ_REQUEST.queueNumber(), rdmapHeader, null));
       } finally {
@@ -205,7 +202,7 @@ class SiwFrameVectorsTest {
       assertEquals(0x11fe7900, TaggedHeader.stag(seg));
       assertEquals(0x56291da5b130L, TaggedHeader.taggedOffset(seg));
 
-      assertEquals(hex(READ_RESPONSE), reencodeTagged(
+      assertEquals(Hex.compact(READ_RESPONSE), reencodeTagged(
           RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), 0x11fe7900, 0x56291da5b130L,
           wire.slice(TaggedHeader.LENGTH, 64)));
     } finally {
@@ -226,7 +223,7 @@ class SiwFrameVectorsTest {
       Ulpdu seg = split(wire);
       assertEquals(0x00beef01, TaggedHeader.stag(seg));
       assertEquals(0x20000L, TaggedHeader.taggedOffset(seg));
-      assertEquals(hex(WRITE), reencodeTagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE),
+      assertEquals(Hex.compact(WRITE), reencodeTagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE),
           0x00beef01, 0x20000L, wire.slice(TaggedHeader.LENGTH, 64)));
     } finally {
       wire.release();
@@ -235,9 +232,9 @@ class SiwFrameVectorsTest {
 
   @Test
   void zeroLengthRtrFrames() {
-    assertEquals(hex(WRITE_RTR),
+    assertEquals(Hex.compact(WRITE_RTR),
         reencodeTagged(RdmapControl.encode(RdmapOpcode.RDMA_WRITE), 0, 0, null));
-    assertEquals(hex(READ_RTR_RESPONSE),
+    assertEquals(Hex.compact(READ_RTR_RESPONSE),
         reencodeTagged(RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE), 0, 0, null));
   }
 

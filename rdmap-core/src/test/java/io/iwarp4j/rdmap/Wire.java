@@ -1,6 +1,6 @@
 package io.iwarp4j.rdmap;
 
-import io.netty.buffer.ByteBufUtil;
+import io.iwarp4j.testing.Hex;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,16 +32,6 @@ final class Wire {
     if (all.isEmpty()) {
       throw new AssertionError("no FPDU on the wire");
     }
-    return hex(all.get(all.size() - 1));
-  }
-
-  /** Lower-case hex without separators. */
-  static String hex(byte[] octets) {
-    return ByteBufUtil.hexDump(octets);
-  }
-
-  /** Removes spaces and '|' from a spaced hex vector, lower-cased. */
-  static String compact(String spaced) {
-    return spaced.replaceAll("[\\s|]", "").toLowerCase(java.util.Locale.ROOT);
+    return Hex.of(all.get(all.size() - 1));
   }
 }

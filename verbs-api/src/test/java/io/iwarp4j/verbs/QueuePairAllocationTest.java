@@ -3,6 +3,7 @@ package io.iwarp4j.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.iwarp4j.rdmap.RdmapEndpointListener;
+import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.wire.RdmapOpcode;
 import org.junit.jupiter.api.Test;
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -48,16 +49,16 @@ class EnhancedConnectionDataTest {
     assertEquals(RTR_SEND | RTR_WRITE | RTR_READ, EnhancedConnectionData.rtrFlags(b, 1));
     assertEquals(0x1234, EnhancedConnectionData.ird(b, 1));
     assertEquals(0x0ABC, EnhancedConnectionData.ord(b, 1));
-    assertEquals("77 d2 34 ca bc", WireHex.toHex(b));
+    assertEquals("77 d2 34 ca bc", Hex.toHex(b));
     b.release();
   }
 
   @Test
   void depthsAreFourteenBitsAndFlagsDoNotLeakIn() {
-    ByteBuf b = WireHex.buf("ff ff ff ff");
+    ByteBuf b = Hex.buf("ff ff ff ff");
     assertEquals(0x3FFF, EnhancedConnectionData.ird(b, 0));
     assertEquals(0x3FFF, EnhancedConnectionData.ord(b, 0));
-    ByteBuf z = WireHex.buf("00 00 00 00");
+    ByteBuf z = Hex.buf("00 00 00 00");
     assertFalse(EnhancedConnectionData.peerToPeer(z, 0));
     assertEquals(0, EnhancedConnectionData.rtrFlags(z, 0));
   }

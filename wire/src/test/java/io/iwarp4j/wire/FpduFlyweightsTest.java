@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -14,11 +15,11 @@ class FpduFlyweightsTest {
 
   @Test
   void ulpduLengthIsBigEndianAtTheFpduStart() {
-    ByteBuf b = Unpooled.wrappedBuffer(WireHex.parse("ff ff 02 58 00 00"));
+    ByteBuf b = Unpooled.wrappedBuffer(Hex.hex("ff ff 02 58 00 00"));
     FpduHeader h = new FpduHeader().wrap(b, 2);
     assertEquals(600, h.ulpduLength());
     h.ulpduLength(0x0e);
-    assertEquals("ff ff 00 0e 00 00", WireHex.format(WireHex.bytes(b)));
+    assertEquals("ff ff 00 0e 00 00", Hex.toHex(Hex.bytes(b)));
     assertThrows(IllegalArgumentException.class, () -> h.ulpduLength(65536));
   }
 
@@ -37,7 +38,7 @@ class FpduFlyweightsTest {
   void crcFieldIsLeastSignificantOctetFirst() {
     ByteBuf b = Unpooled.buffer();
     FpduHeader.writeCrc(b, 0x5F4CD3EB);
-    assertEquals("eb d3 4c 5f", WireHex.format(WireHex.bytes(b)));
+    assertEquals("eb d3 4c 5f", Hex.toHex(Hex.bytes(b)));
     assertEquals(0x5F4CD3EB, FpduHeader.getCrc(b, 0));
   }
 
@@ -45,8 +46,8 @@ class FpduFlyweightsTest {
   void markerLayout() {
     ByteBuf b = Unpooled.buffer();
     MpaMarker.write(b, 508);
-    assertEquals("00 00 01 fc", WireHex.format(WireHex.bytes(b)));
-    MpaMarker m = new MpaMarker().wrap(Unpooled.wrappedBuffer(WireHex.parse("12 34 01 ff")), 0);
+    assertEquals("00 00 01 fc", Hex.toHex(Hex.bytes(b)));
+    MpaMarker m = new MpaMarker().wrap(Unpooled.wrappedBuffer(Hex.hex("12 34 01 ff")), 0);
     assertEquals(0x1234, m.reserved());
     assertEquals(0x01ff, m.fpduPtr());
     assertEquals(0x01fc, m.effectiveFpduPtr(), "the two low bits are treated as 0");

@@ -1,11 +1,12 @@
 package io.iwarp4j.wire;
 
-import static io.iwarp4j.wire.WireHex.toHex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class RtrFramesTest {
   }
 
   private static String withOctet(String hex, int index, int value) {
-    byte[] b = WireHex.hex(hex);
+    byte[] b = Hex.hex(hex);
     b[index] = (byte) value;
     return toHex(b);
   }
@@ -98,11 +99,11 @@ class RtrFramesTest {
 
   /** A received segment split into 3-octet pieces, to exercise reads across pieces. */
   static SegmentBytes view(String hex) {
-    ByteBuf b = WireHex.buf(hex);
+    ByteBuf b = Hex.buf(hex);
     int[] cuts = new int[(b.readableBytes() - 1) / 3];
     for (int i = 0; i < cuts.length; i++) {
       cuts[i] = 3 * (i + 1);
     }
-    return WireHex.segment(b, cuts);
+    return Segments.segment(b, cuts);
   }
 }

@@ -2,6 +2,7 @@ package io.iwarp4j.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -34,43 +35,39 @@ class SpecHeaderRowsTest {
     }
   }
 
-  private static String hex(String spaced) {
-    return spaced.replace(" ", "").toLowerCase();
-  }
-
   @Test
   void rdmaWriteLastSegment() {
-    assertEquals(hex("C1 40 00 00 12 34 00 00 00 00 00 00 10 00"),
+    assertEquals(Hex.compact("C1 40 00 00 12 34 00 00 00 00 00 00 10 00"),
         tagged(RdmapOpcode.RDMA_WRITE, true, 0x1234, 0x1000));
   }
 
   @Test
   void rdmaWriteMiddleSegment() {
-    assertEquals(hex("81 40"), tagged(RdmapOpcode.RDMA_WRITE, false, 0x1234, 0x1000)
+    assertEquals(Hex.compact("81 40"), tagged(RdmapOpcode.RDMA_WRITE, false, 0x1234, 0x1000)
         .substring(0, 4));
   }
 
   @Test
   void sendLastSegmentQn0Msn1() {
-    assertEquals(hex("41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"),
+    assertEquals(Hex.compact("41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00"),
         untagged(RdmapOpcode.SEND, 0, 1));
   }
 
   @Test
   void sendWithInvalidate() {
-    assertEquals(hex("41 44 CA FE 00 01 00 00 00 00"),
+    assertEquals(Hex.compact("41 44 CA FE 00 01 00 00 00 00"),
         untagged(RdmapOpcode.SEND_WITH_INVALIDATE, 0xCAFE0001, 1).substring(0, 20));
   }
 
   @Test
   void readRequestQn1Msn1() {
-    assertEquals(hex("41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00"),
+    assertEquals(Hex.compact("41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00"),
         untagged(RdmapOpcode.RDMA_READ_REQUEST, 0, 1));
   }
 
   @Test
   void terminateQn2Msn1() {
-    assertEquals(hex("41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00"),
+    assertEquals(Hex.compact("41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00"),
         untagged(RdmapOpcode.TERMINATE, 0, 1));
   }
 }

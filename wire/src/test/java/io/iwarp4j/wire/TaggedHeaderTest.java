@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class TaggedHeaderTest {
 
   @Test
   void writeLastSegmentVectorDecodesAndReencodes() {
-    ByteBuf wire = WireHex.buf(WRITE_LAST);
+    ByteBuf wire = Hex.buf(WRITE_LAST);
     try {
       assertEquals(TaggedHeader.LENGTH, wire.readableBytes());
       int ctl = DdpControl.get(wire, 0);
@@ -39,7 +40,7 @@ class TaggedHeaderTest {
     ByteBuf out = Unpooled.buffer();
     try {
       TaggedHeader.write(out, false, 0x40, 0x1234, 0x1000L);
-      assertEquals("8140", WireHex.of(out.slice(0, 2)));
+      assertEquals("8140", Hex.of(out.slice(0, 2)));
       assertFalse(DdpControl.isLast(DdpControl.get(out, 0)));
     } finally {
       out.release();
@@ -48,10 +49,10 @@ class TaggedHeaderTest {
 
   @Test
   void readsFromAReceivedSegmentSplitAcrossPieces() {
-    ByteBuf wire = WireHex.buf(WRITE_LAST + " AA BB");
+    ByteBuf wire = Hex.buf(WRITE_LAST + " AA BB");
     try {
       // Cuts inside the STag and inside the TO: accessors must stitch the pieces.
-      SegmentBytes seg = WireHex.segment(wire, 3, 9);
+      SegmentBytes seg = Segments.segment(wire, 3, 9);
       assertEquals(0xC1, DdpControl.get(seg));
       assertEquals(0x40, TaggedHeader.rsvdUlp(seg));
       assertEquals(0x1234, TaggedHeader.stag(seg));
@@ -70,7 +71,7 @@ class TaggedHeaderTest {
       assertEquals(20, out.writerIndex());
       assertEquals(0xFFFF_FFFF, TaggedHeader.stag(out, 3));
       assertEquals(-1L, TaggedHeader.taggedOffset(out, 3));
-      assertEquals("000000c142ffffffffffffffffffffffff000000", WireHex.of(out));
+      assertEquals("000000c142ffffffffffffffffffffffff000000", Hex.of(out));
     } finally {
       out.release();
     }
@@ -92,7 +93,7 @@ class TaggedHeaderTest {
     ByteBuf out = Unpooled.buffer();
     try {
       TaggedHeader.write(out, last, rsvdUlp, stag, to);
-      assertEquals(WireHex.of(wire.slice(wire.readerIndex(), TaggedHeader.LENGTH)), WireHex.of(out));
+      assertEquals(Hex.of(wire.slice(wire.readerIndex(), TaggedHeader.LENGTH)), Hex.of(out));
     } finally {
       out.release();
     }

@@ -1,8 +1,8 @@
 package io.iwarp4j.wire;
 
-import static io.iwarp4j.wire.WireHex.buf;
-import static io.iwarp4j.wire.WireHex.hex;
-import static io.iwarp4j.wire.WireHex.toHex;
+import static io.iwarp4j.testing.Hex.buf;
+import static io.iwarp4j.testing.Hex.hex;
+import static io.iwarp4j.testing.Hex.toHex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Hex;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class UntaggedHeaderTest {
   })
   void specRowDecodesAndReencodes(String hex, String rsvdUlpHex, int qn, int msn, int mo) {
     long rsvdUlp = Long.parseLong(rsvdUlpHex, 16);
-    ByteBuf wire = WireHex.buf(hex);
+    ByteBuf wire = Hex.buf(hex);
     try {
       int ctl = DdpControl.get(wire, 0);
       assertFalse(DdpControl.isTagged(ctl));
@@ -41,7 +42,7 @@ class UntaggedHeaderTest {
 
       // Every cut position: the SegmentBytes accessors must read the same fields across pieces.
       for (int cut = 1; cut < UntaggedHeader.LENGTH; cut++) {
-        SegmentBytes seg = WireHex.segment(wire, cut);
+        SegmentBytes seg = Segments.segment(wire, cut);
         assertEquals(rsvdUlp, UntaggedHeader.rsvdUlp(seg), "cut " + cut);
         assertEquals(qn, UntaggedHeader.queueNumber(seg), "cut " + cut);
         assertEquals(msn, UntaggedHeader.msn(seg), "cut " + cut);
@@ -59,12 +60,12 @@ class UntaggedHeaderTest {
     ByteBuf out = Unpooled.buffer();
     try {
       UntaggedHeader.write(out, false, UntaggedHeader.RSVD_ULP_MAX, -1, 0x8000_0000, -2);
-      assertEquals("01ffffffffffffffffff80000000fffffffe", WireHex.of(out));
+      assertEquals("01ffffffffffffffffff80000000fffffffe", Hex.of(out));
       assertEquals(UntaggedHeader.RSVD_ULP_MAX, UntaggedHeader.rsvdUlp(out, 0));
       assertEquals(-1, UntaggedHeader.queueNumber(out, 0));
       assertEquals(0x8000_0000, UntaggedHeader.msn(out, 0));
       assertEquals(-2, UntaggedHeader.messageOffset(out, 0));
-      SegmentBytes seg = WireHex.segment(out, 2, 7);
+      SegmentBytes seg = Segments.segment(out, 2, 7);
       assertEquals(UntaggedHeader.RSVD_ULP_MAX, UntaggedHeader.rsvdUlp(seg));
     } finally {
       out.release();
@@ -89,7 +90,7 @@ class UntaggedHeaderTest {
     ByteBuf out = Unpooled.buffer();
     try {
       UntaggedHeader.write(out, last, rsvdUlp, qn, msn, mo);
-      assertEquals(WireHex.of(wire.slice(wire.readerIndex(), UntaggedHeader.LENGTH)), WireHex.of(out));
+      assertEquals(Hex.of(wire.slice(wire.readerIndex(), UntaggedHeader.LENGTH)), Hex.of(out));
     } finally {
       out.release();
     }

@@ -1,11 +1,11 @@
 package io.iwarp4j.tools.perf;
 
+import static io.iwarp4j.testing.Hex.hex;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBufUtil;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +23,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(10)
 class PerftestExchangeTest {
-  private static byte[] hex(String h) {
-    return ByteBufUtil.decodeHexDump(h.replace(" ", ""));
-  }
-
   private static final PingPongDest SAMPLE = new PingPongDest(0, 0x10, 0x0003, 0x5b70e2,
       0x436c5300, 0x00007f0012345000L,
       hex("82840018 52860000 00000000 00000000"), 0, 0);

@@ -8,12 +8,12 @@ import static io.iwarp4j.ddp.mem.MemTestSupport.seededTable;
 import static io.iwarp4j.ddp.mem.MemTestSupport.ulpduOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.iwarp4j.mpa.Ulpdu;
+import io.iwarp4j.testing.AllocationFreedom;
+import io.iwarp4j.testing.AllocationMeter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -28,11 +28,8 @@ class HotPathAllocationTest {
 
   @Test
   void lookupCheckPinPlaceAndInvalidationMissesAllocateNothing() {
-    io.iwarp4j.ddp.mem.AllocationFreedom.assumeNettyHasUnsafe();
-    java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
-    assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
-    assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
+    AllocationFreedom.assumeNettyHasUnsafe();
+    AllocationMeter mx = AllocationMeter.create();
 
     StagTable table = seededTable(8, 40);
     ByteBuf payload = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(64));
@@ -45,7 +42,7 @@ class HotPathAllocationTest {
       long base = r.baseTo();
       long sink = 0;
       for (int round = 0; round < 2; round++) { // round 0 warms up, round 1 is measured
-        long before = mx.getCurrentThreadAllocatedBytes();
+        long before = mx.allocatedBytes();
         for (int i = 0; i < ROUNDS; i++) {
           long to = base + (i & 63) * 64L;
           sink += table.lookup(stag) == r ? 1 : 0;
@@ -64,7 +61,7 @@ class HotPathAllocationTest {
           sink += r.getAndAddLong(0, 1);
           sink += r.compareAndExchangeLong(8, i, i + 1);
         }
-        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        long allocated = mx.allocatedBytes() - before;
         if (round == 1) {
           // One allocation per round would be at least 16 * ROUNDS = 800 000 octets.
           assertTrue(allocated < 16 * 1024, allocated + " octets allocated in " + ROUNDS + " rounds");

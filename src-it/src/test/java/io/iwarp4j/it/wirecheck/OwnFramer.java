@@ -1,5 +1,6 @@
 package io.iwarp4j.it.wirecheck;
 
+import io.iwarp4j.testing.Hex;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -102,7 +103,7 @@ final class OwnFramer {
       }
       for (byte b : pad) {
         if (b != 0) {
-          problems.add(new Problem(Code.F_PAD_NONZERO, fpduStart, "PAD " + hex(pad)));
+          problems.add(new Problem(Code.F_PAD_NONZERO, fpduStart, "PAD " + Hex.of(pad)));
           break;
         }
       }
@@ -262,13 +263,5 @@ final class OwnFramer {
     System.arraycopy(data, pos, out, 0, n);
     pos += n;
     return out;
-  }
-
-  static String hex(byte[] b) {
-    StringBuilder s = new StringBuilder();
-    for (byte x : b) {
-      s.append(String.format("%02x", x));
-    }
-    return s.toString();
   }
 }

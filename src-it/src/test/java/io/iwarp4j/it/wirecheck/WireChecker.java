@@ -5,6 +5,7 @@ import io.iwarp4j.it.wirecheck.Finding.Sender;
 import io.iwarp4j.it.wirecheck.Pdml.Node;
 import io.iwarp4j.it.wirecheck.WireReport.Connection;
 import io.iwarp4j.it.wirecheck.WireReport.MpaFrame;
+import io.iwarp4j.testing.Hex;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -432,7 +433,7 @@ public final class WireChecker {
     if (f.markers.isEmpty() && f.pad != null) {
       for (byte b : f.pad) {
         if (b != 0) {
-          add(Code.S_PAD_NONZERO, st, frame, sender, "PAD " + OwnFramer.hex(f.pad));
+          add(Code.S_PAD_NONZERO, st, frame, sender, "PAD " + Hex.of(f.pad));
           break;
         }
       }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.verbs.AllocationMeter;
+import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.WorkQueueFullException;
 import io.iwarp4j.verbs.WorkRequestOpcode;

@@ -1,4 +1,4 @@
-package io.iwarp4j.ddp.mem;
+package io.iwarp4j.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

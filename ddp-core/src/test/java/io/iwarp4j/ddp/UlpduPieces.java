@@ -2,27 +2,10 @@ package io.iwarp4j.ddp;
 
 import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 
-/** Test helpers: hex vectors to buffers and received-segment views. */
-final class Hex {
-  private Hex() {
-  }
-
-  /** Parses hex digits, ignoring spaces and the '|' separators used in the spec's dumps. */
-  static byte[] bytes(String hex) {
-    return ByteBufUtil.decodeHexDump(hex.replaceAll("[\\s|]", ""));
-  }
-
-  /** A new heap buffer holding {@code hex}; the caller releases it. */
-  static ByteBuf buf(String hex) {
-    return Unpooled.wrappedBuffer(bytes(hex));
-  }
-
-  /** The readable bytes of {@code buf} as lower-case hex without separators. */
-  static String of(ByteBuf buf) {
-    return ByteBufUtil.hexDump(buf);
+/** Received-segment views split into pieces, the way MPA hands ULPDUs to DDP. */
+final class UlpduPieces {
+  private UlpduPieces() {
   }
 
   /**

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Turns every Netty leak report into a test failure.
  *
  * <p>Registered for every test class through JUnit's extension auto-detection (the parent POM
- * enables it; the service file ships in the mpa-core test-jar). The surefire/failsafe argLine
+ * enables it; the service file ships in the test-support jar, a test-scope dependency of every
+ * module). The surefire/failsafe argLine
  * sets {@code io.netty.leakDetection.level=paranoid}; this extension also forces PARANOID in case
  * a test JVM is started some other way, and installs a detector factory whose detectors record
  * each report. After each test it fails on leaks already reported; after each class it collects
