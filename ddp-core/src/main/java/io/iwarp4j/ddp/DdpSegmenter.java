@@ -1,6 +1,5 @@
 package io.iwarp4j.ddp;
 
-import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.SmallBufferRing;
 import io.iwarp4j.wire.OpcodeTable;
 import io.iwarp4j.wire.TaggedHeader;
@@ -216,16 +215,12 @@ public final class DdpSegmenter {
   }
 
   /**
-   * A header buffer with room for MPA's ULPDU_Length in front of it, so that the length and
-   * the header leave in one buffer ({@link FpduFramer#LENGTH_HEADROOM}); from the connection's
-   * ring when it has one.
+   * An empty header buffer, from the connection's ring when it has one (the framer copies it
+   * into its outgoing buffer and gives it back at once, unless Markers are on).
    */
   private ByteBuf header(int length) {
-    int headroom = FpduFramer.LENGTH_HEADROOM;
-    ByteBuf header = headers != null && headroom + length <= headers.capacity()
-        ? headers.acquire() : alloc.ioBuffer(headroom + length);
-    header.writerIndex(headroom).readerIndex(headroom);
-    return header;
+    return headers != null && length <= headers.capacity() ? headers.acquire()
+        : alloc.ioBuffer(length);
   }
 
   private static void checkQueue(int qn) {

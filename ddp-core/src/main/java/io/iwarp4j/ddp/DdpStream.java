@@ -112,8 +112,7 @@ public final class DdpStream implements UlpduListener {
    * Octets of a reusable header buffer: MPA's ULPDU_Length headroom, the untagged DDP header and
    * the largest RDMAP header (an RFC 7306 Atomic Request, 52 octets).
    */
-  static final int HEADER_CAPACITY =
-      FpduFramer.LENGTH_HEADROOM + UntaggedHeader.LENGTH + OpcodeTable.MAX_HEADER_LENGTH;
+  static final int HEADER_CAPACITY = UntaggedHeader.LENGTH + OpcodeTable.MAX_HEADER_LENGTH;
   /** Header buffers kept per connection: 128 FPDUs in flight take none from the pool. */
   static final int HEADER_SLOTS = 128;
 

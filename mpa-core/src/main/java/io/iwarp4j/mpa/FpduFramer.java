@@ -11,17 +11,21 @@ import java.util.zip.CRC32C;
 /**
  * Frames ULPDUs into FPDUs on the send side of an MPA connection in Full Operation
  * (RFC 5044 §4): ULPDU_Length, the ULPDU, PAD, CRC32c (least significant octet first), and a
- * Marker every 512 stream octets when the peer asked for them. Writes header, payload slices,
- * Markers and trailer as separate buffers (a gathering write): the payload is never copied.
+ * Marker every 512 stream octets when the peer asked for them.
  *
  * <h2>What goes to the socket</h2>
- * For each FPDU, in order, each with {@code ctx.voidPromise()}:
+ * <b>Without Markers</b>, ULPDU_Length, the header, a payload of at most
+ * {@link #INLINE_THRESHOLD} octets, PAD and CRC are copied back to back into one outgoing
+ * buffer ({@link FpduBatch}) shared by consecutive FPDUs; it is written to the channel as one
+ * buffer when a larger (zero-copy) payload must follow it, at {@link #flush}, or at
+ * {@link #writePending}. A larger payload is written as it is handed in (a slice of registered
+ * memory: no copy). A header buffer is given back as soon as its octets are copied; so is a
+ * payload buffer that was copied.
+ *
+ * <p><b>With Markers</b>, for each FPDU, in order, each with {@code ctx.voidPromise()}:
  * <ol>
  *   <li>a small pooled buffer with the ULPDU_Length (preceded by a Marker {@code 00 00 00 00}
- *       when one is due at the FPDU's start); unless the header buffer has
- *       {@link #LENGTH_HEADROOM} octets of headroom before its reader index and Markers are off:
- *       then the ULPDU_Length goes into that headroom and travels in the header's buffer (one
- *       buffer, and one entry in the channel's outbound queue, fewer per FPDU);
+ *       when one is due at the FPDU's start);
  *   <li>the caller's header buffer, then each payload buffer, as they are;
  *   <li>a small trailer with PAD, a Marker when one falls between PAD and CRC, and the CRC
  *       field (4 zero octets when CRC is not in use). Trailers come from a per-connection
@@ -32,9 +36,11 @@ import java.util.zip.CRC32C;
  * A Marker that falls inside the header or a payload buffer splits it: the part before the
  * Marker goes out as a {@link ByteBuf#retainedSlice retained slice}, then a 4-octet pooled
  * Marker buffer, then the rest (the original buffer, its reader index moved). The original is
- * therefore released only after its last part was written, so for every buffer handed in,
- * <em>released means all its octets were taken by the transport</em>; upper layers complete send
- * work requests on that signal.
+ * therefore released only after its last part was written.
+ *
+ * <p>Either way, for every buffer handed in that is not copied, <em>released means all its
+ * octets were taken by the transport</em>; a copied one is released when copied. Anything an
+ * upper layer writes to the channel itself must come after {@link #writePending}.
  *
  * <h2>Markers (RFC 5044 §4.3)</h2>
  * The stream position counts every octet written since the first octet of Full Operation,
@@ -55,11 +61,13 @@ import java.util.zip.CRC32C;
  *
  * <h2>Ownership</h2>
  * Every buffer passed in is owned by the framer from the call on and released exactly once:
- * by the transport after it took the octets, or by the framer when the call throws.
+ * by the transport after it took the octets, by the framer once it copied them, or by the
+ * framer when the call throws.
  *
- * <p>Event-loop confined: call it only from the channel's event loop. No per-FPDU allocation
- * beyond the small pooled prefix buffer from {@code ctx.alloc()} (plus, with Markers, a pooled
- * Marker buffer and a slice per Marker that splits a buffer). The CRC is fed from derived
+ * <p>Event-loop confined: call it only from the channel's event loop. No per-FPDU allocation:
+ * without Markers one pooled outgoing buffer per flush and a recycled slice per write of it;
+ * with Markers a small pooled prefix buffer from {@code ctx.alloc()} per FPDU, and a pooled
+ * Marker buffer and a slice per Marker that splits a buffer. The CRC is fed from derived
  * buffers through their root's cached NIO view ({@code Crc32c}), which allocates nothing.
  */
 public final class FpduFramer {
@@ -68,15 +76,6 @@ public final class FpduFramer {
    * an FPDU with its Markers could exceed what a 16-bit FPDUPTR can point back over.
    */
   public static final int MAX_ULPDU_LENGTH_WITH_MARKERS = Mulpdu.of(Mulpdu.MAX_ULPDU_LENGTH, true);
-
-  /**
-   * Octets a header buffer may leave free before its reader index for the ULPDU_Length: the
-   * framer then writes the length there instead of sending it in a buffer of its own. Upper
-   * layers allocate their headers with this headroom ({@code writerIndex = readerIndex =
-   * LENGTH_HEADROOM}); the octets before the reader index belong to the framer once the header
-   * is handed over.
-   */
-  public static final int LENGTH_HEADROOM = FpduHeader.ULPDU_LENGTH_SIZE;
 
   /** PAD (up to 3) + a Marker (4) + the CRC field (4), rounded up. */
   static final int TRAILER_CAPACITY = 12;
