@@ -52,11 +52,29 @@ step "building the minimal consumer in $work/consumer"
 rm -rf "$work/consumer"
 cp -r "$checkout/docs/examples/consumer" "$work/consumer"
 rm -rf "$work/consumer/target"
+# The README's example, pasted as a user would: its imports at the top of a source file of the
+# consumer project, its statements as the body of main. It must compile there and run.
+readme_block=$(awk '/^```java$/ {on=1; next} on && /^```$/ {exit} on' "$checkout/README.md")
+[ -n "$readme_block" ] || fail "README.md has no java block"
+{
+  echo "package com.example;"
+  printf '%s\n' "$readme_block" | grep '^import '
+  echo "public final class ReadmeExample {"
+  echo "  public static void main(String[] args) throws Exception {"
+  printf '%s\n' "$readme_block" | grep -v '^import '
+  echo '    System.out.println(n + " " + wc[0].status() + " " + readBack);'
+  echo "  }"
+  echo "}"
+} > "$work/consumer/src/main/java/com/example/ReadmeExample.java"
 (cd "$work/consumer" && mvn "${mvn_opts[@]}" package \
   org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile=cp.txt \
   && "$java" "${java_opts[@]}" -cp "target/classes:$(cat cp.txt)" com.example.Hello > hello.out)
 grep -Eq '^iwarp4j device .* on (EPOLL|NIO)$' "$work/consumer/hello.out" \
   || fail "the consumer's Hello printed: $(cat "$work/consumer/hello.out")"
+(cd "$work/consumer" && "$java" "${java_opts[@]}" -cp "target/classes:$(cat cp.txt)" \
+  com.example.ReadmeExample > readme.out)
+grep -Eq '^1 SUCCESS hello$' "$work/consumer/readme.out" \
+  || fail "the README example in the consumer project printed: $(cat "$work/consumer/readme.out")"
 
 # 3. The example as a user gets it: its directory alone, built against the installed artifact.
 step "building the example in $work/kvstore"
