@@ -1,9 +1,6 @@
 package io.iwarp4j.ddp.mem;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.buffer.WrappedByteBuf;
-import java.nio.ByteOrder;
 
 /**
  * The view the owning thread takes send-side slices of a region from: a view of the region's
@@ -17,14 +14,14 @@ import java.nio.ByteOrder;
  * the region's {@code close()}. Everything else derived from the view is unreleasable, like the
  * view itself.
  */
-final class SendView extends WrappedByteBuf {
+final class SendView extends UnreleasableView {
   private final ByteBuf memory;
 
   /**
    * @param memory the region's memory, exactly its octets
    */
   SendView(ByteBuf memory) {
-    super(memory.duplicate().setIndex(0, memory.capacity()));
+    super(memory);
     this.memory = memory;
   }
 
@@ -39,75 +36,9 @@ final class SendView extends WrappedByteBuf {
   }
 
   @Override
-  public ByteBuf slice() {
-    return Unpooled.unreleasableBuffer(super.slice());
-  }
-
-  @Override
-  public ByteBuf slice(int index, int length) {
-    return Unpooled.unreleasableBuffer(super.slice(index, length));
-  }
-
-  @Override
-  public ByteBuf readSlice(int length) {
-    return Unpooled.unreleasableBuffer(super.readSlice(length));
-  }
-
-  @Override
   public ByteBuf readRetainedSlice(int length) {
     ByteBuf slice = memory.retainedSlice(readerIndex(), length);
     skipBytes(length);
     return slice;
-  }
-
-  @Override
-  public ByteBuf duplicate() {
-    return Unpooled.unreleasableBuffer(super.duplicate());
-  }
-
-  @Override
-  public ByteBuf retainedDuplicate() {
-    return duplicate();
-  }
-
-  @Override
-  public ByteBuf asReadOnly() {
-    return Unpooled.unreleasableBuffer(super.asReadOnly());
-  }
-
-  @Override
-  @SuppressWarnings("deprecation")
-  public ByteBuf order(ByteOrder endianness) {
-    return Unpooled.unreleasableBuffer(super.order(endianness));
-  }
-
-  @Override
-  public ByteBuf retain(int increment) {
-    return this;
-  }
-
-  @Override
-  public ByteBuf retain() {
-    return this;
-  }
-
-  @Override
-  public ByteBuf touch() {
-    return this;
-  }
-
-  @Override
-  public ByteBuf touch(Object hint) {
-    return this;
-  }
-
-  @Override
-  public boolean release() {
-    return false;
-  }
-
-  @Override
-  public boolean release(int decrement) {
-    return false;
   }
 }
