@@ -28,8 +28,8 @@ import java.util.function.Function;
  * the table and the positions are {@link WorkQueue}'s.
  */
 public final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.Entry> {
-  private static final BiConsumer<RecvWorkRequest, RecvWorkRequest> COPY =
-      (from, to) -> to.copyFrom(from);
+  private static final BiConsumer<RecvWorkRequest, Entry> COPY =
+      (from, to) -> to.wr.copyFrom(from);
 
   /** One receive taken from the ring, until it is retired. */
   public static final class Entry {
@@ -80,15 +80,13 @@ public final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.
    * @param wakeUp run by a poster when the loop should drain the ring
    */
   public ReceiveQueue(int depth, int maxSge, Runnable wakeUp) {
-    super("receive", depth, () -> new RecvWorkRequest(maxSge), COPY, () -> new Entry(maxSge),
-        wakeUp);
+    super("receive", depth, () -> new Entry(maxSge), COPY, wakeUp);
   }
 
   // ---- event loop ----
 
   @Override
-  void load(Entry e, RecvWorkRequest slot) {
-    e.wr.copyFrom(slot);
+  void load(Entry e) {
     e.pieceCount = 0;
   }
 

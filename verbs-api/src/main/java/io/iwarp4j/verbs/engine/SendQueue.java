@@ -23,13 +23,14 @@ import java.util.function.BiConsumer;
  * by an atomic credit taken at posting, so the ring and the table can never overflow and posting
  * beyond the depth fails at once.
  *
- * <p>Posting is lock-free and allocation-free: a credit CAS, then a copy of the work request
- * into a reusable ring slot (made the first time it is used). Everything else is event-loop confined. The ring, the table and
- * the positions are {@link WorkQueue}'s; "issued" is its "handed".
+ * <p>Posting is lock-free and allocation-free: a credit CAS, then the one copy of the work
+ * request, into the entry of a reusable ring slot, where the event loop reads it until it is
+ * retired. Everything else is event-loop confined. The ring, the table and the positions are
+ * {@link WorkQueue}'s; "issued" is its "handed".
  */
 public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
-  private static final BiConsumer<SendWorkRequest, SendWorkRequest> COPY =
-      (from, to) -> to.copyFrom(from);
+  private static final BiConsumer<SendWorkRequest, Entry> COPY =
+      (from, to) -> to.wr.copyFrom(from);
 
   /** One work request taken from the ring, until it is retired. */
   public static final class Entry {
@@ -53,15 +54,13 @@ public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry>
    * @param wakeUp run by a poster when the loop should drain the ring
    */
   public SendQueue(int depth, int maxSge, Runnable wakeUp) {
-    super("send", depth, () -> new SendWorkRequest(maxSge), COPY, () -> new Entry(maxSge),
-        wakeUp);
+    super("send", depth, () -> new Entry(maxSge), COPY, wakeUp);
   }
 
   // ---- event loop ----
 
   @Override
-  void load(Entry e, SendWorkRequest slot) {
-    e.wr.copyFrom(slot);
+  void load(Entry e) {
     e.done = false;
     e.byteLen = 0;
   }

@@ -4,7 +4,6 @@ import io.iwarp4j.verbs.WorkQueueFullException;
 import io.iwarp4j.verbs.internal.MpscSlotRing;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -25,25 +24,27 @@ import java.util.function.Supplier;
  * ring and the table can never overflow and posting beyond the depth fails at once.
  *
  * <p>Posting is lock-free and, once each ring slot has been used, allocation-free: a credit CAS,
- * then a copy of the work request into a reusable ring slot (made the first time it is used);
- * a burst of posts costs one wake-up (see {@link MpscSlotRing}).
- * Everything else is event-loop confined. A subclass says how a request taken from the ring is
- * loaded into its entry ({@link #load}) and what an entry lets go of when it is retired
- * ({@link #clear}).
+ * then a copy of the work request into the entry the ring slot holds (made the first time it is
+ * used); a burst of posts costs one wake-up (see {@link MpscSlotRing}). That copy is the only
+ * one: the event loop takes the entry out of the ring as it is (the work request is read where
+ * the poster wrote it until it is retired) and gives the ring, in exchange, the entry retired
+ * from the same table slot earlier ({@link MpscSlotRing#drainTaking}).
+ * Everything else is event-loop confined. A subclass says how an entry taken from the ring is
+ * reset for the engine's own state ({@link #load}) and what an entry lets go of when it is
+ * retired ({@link #clear}).
  *
- * @param <W> the work request type, also the ring's slot type
- * @param <E> the table entry type
+ * @param <W> the work request type
+ * @param <E> the entry type, which holds one work request and the engine's state for it
  */
 public abstract class WorkQueue<W, E> {
   private final String kind;
   private final int depth;
-  private final MpscSlotRing<W> ring;
-  private final BiConsumer<? super W, ? super W> copy;
+  private final MpscSlotRing<E> ring;
+  private final BiConsumer<? super W, ? super E> copy;
   private final AtomicInteger posted = new AtomicInteger();
   private final Object[] table;
-  private final Supplier<? extends E> entryFactory;
   private final int mask;
-  private final Consumer<W> take = this::take;
+  private final MpscSlotRing.Taker<E> take = this::take;
 
   // Event loop only.
   private long head;
@@ -53,39 +54,35 @@ public abstract class WorkQueue<W, E> {
   /**
    * @param kind "send" or "receive", for the messages of failed posts
    * @param depth the most work requests posted and not retired
-   * @param slotFactory makes the ring's slot objects (each the first time its slot is used)
-   * @param copy copies a posted work request into a ring slot; a constant, so that posting
-   *     allocates nothing
-   * @param entryFactory makes the table entries, each the first time its slot of the table is
-   *     used (on the event loop)
+   * @param entryFactory makes entries, each the first time its ring slot is used (on the
+   *     posting thread)
+   * @param copy copies a posted work request into a ring slot's entry; a constant, so that
+   *     posting allocates nothing
    * @param wakeUp run by a poster when the loop should drain the ring
    */
-  WorkQueue(String kind, int depth, Supplier<? extends W> slotFactory,
-      BiConsumer<? super W, ? super W> copy, Supplier<? extends E> entryFactory,
-      Runnable wakeUp) {
+  WorkQueue(String kind, int depth, Supplier<? extends E> entryFactory,
+      BiConsumer<? super W, ? super E> copy, Runnable wakeUp) {
     this.kind = kind;
     this.depth = depth;
     this.copy = copy;
-    this.ring = new MpscSlotRing<>(depth, slotFactory, wakeUp);
+    this.ring = new MpscSlotRing<>(depth, entryFactory, wakeUp);
     int size = Integer.highestOneBit(depth);
     if (size < depth) {
       size <<= 1;
     }
-    // Entries (and ring slots) are made on first use: an idle queue pair costs two arrays of
-    // references, not 2 x depth work requests with their scatter/gather lists.
+    // Entries are made on first use: an idle queue pair costs two arrays of references, not
+    // 2 x depth work requests with their scatter/gather lists.
     this.table = new Object[size];
-    this.entryFactory = entryFactory;
     this.mask = size - 1;
   }
 
   /**
-   * Copies the work request taken from the ring into its table entry and resets the entry's
-   * own state. Event loop only; {@code slot} is reused once this returns.
+   * Resets the engine's own state of an entry just taken from the ring (its work request is as
+   * the poster wrote it). Event loop only.
    *
    * @param entry the entry of the next sequence number
-   * @param slot the ring slot
    */
-  abstract void load(E entry, W slot);
+  abstract void load(E entry);
 
   /**
    * Drops what a retired entry references (buffers), before its slot is freed.
@@ -139,24 +136,28 @@ public abstract class WorkQueue<W, E> {
 
   /** Moves what posters published into the table, in posting order. */
   public final int drain() {
-    return ring.drain(take);
+    return ring.drainTaking(take);
   }
 
-  private void take(W slot) {
-    load(entry(tail), slot);
+  /**
+   * Keeps the entry the ring hands over as the entry of the next sequence number, and gives the
+   * ring the one its table slot held: retired already, since no more than depth (at most the
+   * table's size) work requests are outstanding.
+   */
+  @SuppressWarnings("unchecked")
+  private E take(E taken) {
+    int i = (int) tail & mask;
+    E retired = (E) table[i];
+    table[i] = taken;
+    load(taken);
     tail++;
+    return retired;
   }
 
-  /** The table entry of sequence number {@code seq}. */
+  /** The table entry of sequence number {@code seq}, taken from the ring and not retired. */
   @SuppressWarnings("unchecked")
   public final E entry(long seq) {
-    int i = (int) seq & mask;
-    Object e = table[i];
-    if (e == null) {
-      e = entryFactory.get();
-      table[i] = e;
-    }
-    return (E) e;
+    return (E) table[(int) seq & mask];
   }
 
   /** Whether a work request waits to be handed to the endpoint. */

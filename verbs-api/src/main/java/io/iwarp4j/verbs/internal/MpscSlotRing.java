@@ -19,7 +19,11 @@ import java.util.function.Supplier;
  * all three. Every claimed ticket must be published or {@link #abandon(long) abandoned}
  * promptly: the consumer visits slots in ticket order and waits at the first unpublished one.
  * The consumer calls {@link #drain(Consumer)}, which visits published slots in ticket order
- * (so each producer's items in the order it posted them) and frees each after visiting it.
+ * (so each producer's items in the order it posted them) and frees each after visiting it; or
+ * {@link #drainTaking(Taker)}, which hands each slot's object over to the consumer and puts the
+ * object the consumer gives back into the slot, so a consumer that keeps items for a while
+ * (a work queue keeps each work request until it is retired) reads them where the producer
+ * wrote them, with no copy.
  *
  * <h2>Wake-ups</h2>
  * The ring keeps a drain state, IDLE or SCHEDULED. A publish that finds it IDLE switches it to
@@ -50,6 +54,24 @@ import java.util.function.Supplier;
  * @param <T> the slot type
  */
 public final class MpscSlotRing<T> {
+
+  /**
+   * Takes a published slot's object over and gives back the object the slot keeps for its next
+   * producer: the same one (the taker copied what it needs), another one the taker no longer
+   * uses, or null (the slot makes a fresh one with the slot factory when it is next used).
+   *
+   * @param <T> the slot type
+   */
+  @FunctionalInterface
+  public interface Taker<T> {
+    /**
+     * Takes {@code item} over.
+     *
+     * @param item the published slot's object
+     * @return the object the slot keeps from now on, or null for a fresh one
+     */
+    T take(T item);
+  }
 
   /** The largest capacity accepted. */
   public static final int MAX_CAPACITY = 1 << 24;
@@ -250,6 +272,20 @@ public final class MpscSlotRing<T> {
   }
 
   /**
+   * Like {@link #drain(Consumer)}, but each published slot's object is handed over to
+   * {@code taker}, which gives back the object the slot keeps (see {@link Taker}). The slot is
+   * freed after that: its next producer writes into the object the taker gave back. Call from
+   * the one consumer thread only.
+   *
+   * @param taker takes each slot's object over; a constant keeps this allocation-free
+   * @return the number of slots visited
+   */
+  public int drainTaking(Taker<T> taker) {
+    Objects.requireNonNull(taker, "taker");
+    return drain(null, taker, Integer.MAX_VALUE);
+  }
+
+  /**
    * Visits up to {@code limit} published slots, in ticket order, and frees them. If more are
    * waiting after {@code limit}, the drain stays scheduled and {@code scheduleDrain} is run
    * again, so a long batch yields the consumer thread without stranding the rest. If the
@@ -262,16 +298,20 @@ public final class MpscSlotRing<T> {
    * @throws IllegalArgumentException if {@code limit} is less than 1
    */
   public int drain(Consumer<? super T> consumer, int limit) {
+    Objects.requireNonNull(consumer, "consumer");
+    return drain(consumer, null, limit);
+  }
+
+  private int drain(Consumer<? super T> consumer, Taker<T> taker, int limit) {
     if (limit < 1) {
       throw new IllegalArgumentException("drain limit " + limit + " is less than 1");
     }
-    Objects.requireNonNull(consumer, "consumer");
     beginDrain();
     int visited = 0;
     boolean completed = false;
     try {
       for (;;) {
-        visited += visitPublished(consumer, limit - visited);
+        visited += visitPublished(consumer, taker, limit - visited);
         if (visited >= limit && nextIsPublished()) {
           completed = true;
           scheduleDrain.run();
@@ -310,6 +350,11 @@ public final class MpscSlotRing<T> {
 
   /** Visits and frees up to {@code max} published slots in ticket order. */
   int visitPublished(Consumer<? super T> consumer, int max) {
+    return visitPublished(consumer, null, max);
+  }
+
+  /** As above, with either a consumer (the slot keeps its object) or a taker. */
+  private int visitPublished(Consumer<? super T> consumer, Taker<T> taker, int max) {
     long next = consumerIndex.getOpaque(); // only this thread writes it
     int visited = 0;
     while (visited < max) {
@@ -322,7 +367,13 @@ public final class MpscSlotRing<T> {
           slot.abandoned = false;
         } else {
           visited++;
-          consumer.accept(slot.item(slotFactory));
+          if (taker == null) {
+            consumer.accept(slot.item(slotFactory));
+          } else {
+            T item = slot.item(slotFactory);
+            slot.item = null; // if the taker throws, the slot makes a fresh object
+            slot.item = taker.take(item);
+          }
         }
       } finally {
         next++;

@@ -298,4 +298,36 @@ class MpscSlotRingTest {
     assertEquals(3L * rounds * 2 * (15 * 16 / 2), sum[0]);
     assertEquals(0, ring.size());
   }
+
+  @Test
+  void drainTakingHandsTheProducersObjectOverAndKeepsTheReplacement() {
+    MpscSlotRing<Item> ring = ring(2);
+    post(ring, 7);
+    Item spare = new Item();
+    List<Item> taken = new ArrayList<>();
+    assertEquals(1, ring.drainTaking(item -> {
+      taken.add(item);
+      return spare;
+    }));
+    Item kept = taken.get(0);
+    assertEquals(7, kept.seq, "the object the producer wrote, not a copy");
+    // Two more posts reuse both slots; the slot drained above now holds the spare.
+    post(ring, 8);
+    post(ring, 9);
+    assertEquals(7, kept.seq, "a taken object is never written by a later producer");
+    List<Item> next = new ArrayList<>();
+    ring.drainTaking(item -> {
+      next.add(item);
+      return null; // the slot makes a fresh object when next used
+    });
+    assertEquals(2, next.size());
+    assertTrue(next.contains(spare), "the replacement was the next producer's object");
+    assertFalse(next.contains(kept));
+    post(ring, 10);
+    ring.drainTaking(item -> {
+      assertFalse(item == spare || item == kept, "null: a fresh object from the slot factory");
+      assertEquals(10, item.seq);
+      return item;
+    });
+  }
 }
