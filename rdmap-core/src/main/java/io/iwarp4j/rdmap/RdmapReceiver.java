@@ -37,6 +37,7 @@ final class RdmapReceiver implements DdpStreamListener {
   private static final Logger log = LoggerFactory.getLogger(RdmapReceiver.class);
 
   private final RdmapEndpoint endpoint;
+  private final RdmapTeardown teardown;
   private final OutstandingReads reads;
   private final RdmapRequester requester;
   private final InboundRequests inbound;
@@ -54,9 +55,10 @@ final class RdmapReceiver implements DdpStreamListener {
   /** The 8 octets of the Immediate Data message being delivered (read before its delivery). */
   private long immediateData;
 
-  RdmapReceiver(RdmapEndpoint endpoint, OutstandingReads reads, RdmapRequester requester,
-      InboundRequests inbound, TerminateSender terminator) {
+  RdmapReceiver(RdmapEndpoint endpoint, RdmapTeardown teardown, OutstandingReads reads,
+      RdmapRequester requester, InboundRequests inbound, TerminateSender terminator) {
     this.endpoint = endpoint;
+    this.teardown = teardown;
     this.reads = reads;
     this.requester = requester;
     this.inbound = inbound;
@@ -192,7 +194,7 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onTaggedMessage(int rsvdUlp, int stag, long to, long length) {
-    if (!endpoint.receiving()) {
+    if (!teardown.isOpen()) {
       return;
     }
     if (OpcodeTable.has(RdmapControl.opcode(rsvdUlp), OpcodeTable.RESPONSE)) {
@@ -214,7 +216,7 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onUntaggedMessage(int qn, int msn, long rsvdUlp, int length, long bufferId) {
-    if (!endpoint.receiving()) {
+    if (!teardown.isOpen()) {
       return;
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
@@ -249,7 +251,7 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onControlMessage(int qn, int msn, long rsvdUlp, ByteBuf message) {
-    if (!endpoint.receiving()) {
+    if (!teardown.isOpen()) {
       return;
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
@@ -297,7 +299,7 @@ final class RdmapReceiver implements DdpStreamListener {
           Integer.toHexString(errorCode));
     }
     endpoint.counters().terminateReceived(layer, errorType, errorCode);
-    endpoint.terminateReceived(layer, errorType, errorCode);
+    teardown.terminateReceived(layer, errorType, errorCode);
   }
 
   // ---- errors and end of input ----
@@ -320,11 +322,11 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onMpaError(MpaException error) {
-    endpoint.mpaError(error);
+    teardown.mpaError(error);
   }
 
   @Override
   public void onInputClosed() {
-    endpoint.inputClosed();
+    teardown.inputClosed();
   }
 }
