@@ -5,7 +5,6 @@ import io.iwarp4j.ddp.DdpStreamListener;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.UntaggedReceiveQueue;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
-import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.AtomicRequestHeader;
 import io.iwarp4j.wire.AtomicResponseHeader;
@@ -85,10 +84,6 @@ public final class RdmapEndpoint {
   private final Channel channel;
   private final RdmapEndpointListener listener;
   private final ProtectionDomain pd;
-  private final StagTable stags;
-  private final int maxReceiveBuffers;
-  private final int maxReceivePieces;
-  private final UntaggedReceiveQueue receiveQueue;
   private final RdmapReceiver receiver;
   private final LocalOperations operations = new LocalOperations(64);
   private final OutstandingReads reads;
@@ -102,7 +97,7 @@ public final class RdmapEndpoint {
   final TerminateSender terminator;
   private final RdmapRequester requester;
   final InboundRequests inbound;
-  private final GatherList receivePieces;
+  private final ReceiveBuffers receiveBuffers;
 
   /** Where this stream counts its traffic and errors. */
   private final RdmapCounters counters;
@@ -218,13 +213,9 @@ public final class RdmapEndpoint {
           + " and maxReceivePieces " + maxReceivePieces + " must be positive");
     }
     this.pd = stream.protectionDomain();
-    this.stags = pd.table();
-    this.maxReceiveBuffers = maxReceiveBuffers;
-    this.maxReceivePieces = maxReceivePieces;
-    this.receivePieces = new GatherList(maxReceivePieces);
     this.reads = new OutstandingReads(ord);
     this.responder = new ReadResponder(stream, ird, crc ? readResponseCopies : null, counters);
-    this.receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
+    UntaggedReceiveQueue receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
         maxReceiveBuffers, maxReceivePieces);
     stream.enableControlQueue(RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
         READ_QUEUE_MESSAGE_LENGTH);
@@ -242,7 +233,10 @@ public final class RdmapEndpoint {
     this.requester = new RdmapRequester(tx, teardown, stream, counters, listener, operations,
         reads, terminator, rfc7306);
     this.inbound = new InboundRequests(tx, teardown, stream, counters, responder, terminator, ird);
-    this.receiver = new RdmapReceiver(this, teardown, reads, requester, inbound, terminator);
+    this.receiveBuffers = new ReceiveBuffers(receiveQueue, maxReceiveBuffers, maxReceivePieces,
+        listener, teardown, terminator);
+    this.receiver = new RdmapReceiver(this, teardown, reads, requester, inbound, receiveBuffers,
+        terminator);
     stream.setListener(receiver);
     channel.pipeline().addLast(new TransportEvents(teardown));
     if (!channel.isActive()) {
@@ -475,22 +469,7 @@ public final class RdmapEndpoint {
    */
   public void postReceive(long bufferId, ByteBuf[] pieces, int pieceCount) {
     checkIssue("postReceive");
-    if (pieceCount < 0 || pieceCount > maxReceivePieces || pieceCount > pieces.length) {
-      throw new IllegalArgumentException(pieceCount + " receive pieces: 0.." + maxReceivePieces
-          + " (maxReceivePieces) and at most the array's " + pieces.length);
-    }
-    if (receiveQueue.postedCount() == maxReceiveBuffers) {
-      throw new IllegalStateException("maxReceiveBuffers " + maxReceiveBuffers
-          + " receive buffers are posted already");
-    }
-    try {
-      for (int i = 0; i < pieceCount; i++) {
-        receivePieces.add(pieces[i]);
-      }
-      receiveQueue.post(receivePieces, bufferId);
-    } finally {
-      receivePieces.clear();
-    }
+    receiveBuffers.post(bufferId, pieces, pieceCount);
   }
 
   /** Flushes what was issued since the last flush (call once per batch, not per operation). */
@@ -541,28 +520,6 @@ public final class RdmapEndpoint {
     return channel;
   }
 
-  /** A Send-type message was delivered into posted buffer {@code bufferId}. */
-  void deliverSend(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag) {
-    listener.onReceive(bufferId, opcode, length, invalidatedStag);
-  }
-
-  /** Immediate Data was delivered: it consumed posted buffer {@code bufferId}, unfilled. */
-  void deliverImmediate(long bufferId, RdmapOpcode opcode, long data) {
-    listener.onImmediateData(bufferId, opcode, data);
-  }
-
-  /**
-   * A posted receive buffer's memory was deregistered before a Send filled it: as a Read sink's
-   * ({@link RdmapRequester#localSinkGone}).
-   */
-  void receiveBufferGone(long bufferId) {
-    if (teardown.isEnded()) {
-      return;
-    }
-    listener.onLocalProtectionError(bufferId, true);
-    terminator.terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
-  }
-
   // ---- internals ----
 
   private void checkIssue(String what) {
@@ -583,15 +540,5 @@ public final class RdmapEndpoint {
         + teardown.describe()
         + ", operations=" + operations.size() + ", reads=" + reads.size() + "/" + reads.ord()
         + ", inboundReads=" + responder.outstanding() + "}";
-  }
-
-  /** For {@link RdmapReceiver}: the table STags are looked up in. */
-  StagTable stagTable() {
-    return stags;
-  }
-
-  /** A Send found no posted receive buffer: let the owner hand over what it already accepted. */
-  void receiveBuffersNeeded() {
-    listener.onReceiveBuffersNeeded();
   }
 }

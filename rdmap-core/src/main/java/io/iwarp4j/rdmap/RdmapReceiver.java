@@ -41,6 +41,7 @@ final class RdmapReceiver implements DdpStreamListener {
   private final OutstandingReads reads;
   private final RdmapRequester requester;
   private final InboundRequests inbound;
+  private final ReceiveBuffers receiveBuffers;
   private final TerminateSender terminator;
   private final StagTable stags;
   private final ProtectionDomain pd;
@@ -56,12 +57,14 @@ final class RdmapReceiver implements DdpStreamListener {
   private long immediateData;
 
   RdmapReceiver(RdmapEndpoint endpoint, RdmapTeardown teardown, OutstandingReads reads,
-      RdmapRequester requester, InboundRequests inbound, TerminateSender terminator) {
+      RdmapRequester requester, InboundRequests inbound, ReceiveBuffers receiveBuffers,
+      TerminateSender terminator) {
     this.endpoint = endpoint;
     this.teardown = teardown;
     this.reads = reads;
     this.requester = requester;
     this.inbound = inbound;
+    this.receiveBuffers = receiveBuffers;
     this.terminator = terminator;
     this.pd = endpoint.protectionDomain();
     this.stags = pd.table();
@@ -98,7 +101,7 @@ final class RdmapReceiver implements DdpStreamListener {
   @Override
   public void replenishUntagged(int qn) {
     if (qn == 0) {
-      endpoint.receiveBuffersNeeded();
+      receiveBuffers.needed();
     }
   }
 
@@ -226,7 +229,7 @@ final class RdmapReceiver implements DdpStreamListener {
         log.debug("{} {} delivered: msn={} buffer={}", endpoint.channel(), opcode,
             Integer.toUnsignedString(msn), bufferId);
       }
-      endpoint.deliverImmediate(bufferId, opcode, immediateData);
+      receiveBuffers.immediateDelivered(bufferId, opcode, immediateData);
       return;
     }
     endpoint.counters().received(opcode, Integer.toUnsignedLong(length));
@@ -246,7 +249,7 @@ final class RdmapReceiver implements DdpStreamListener {
       log.debug("{} {} delivered: msn={} length={} buffer={}", endpoint.channel(), opcode,
           Integer.toUnsignedString(msn), length, bufferId);
     }
-    endpoint.deliverSend(bufferId, opcode, length, invalidated);
+    receiveBuffers.sendDelivered(bufferId, opcode, length, invalidated);
   }
 
   @Override
@@ -314,7 +317,7 @@ final class RdmapReceiver implements DdpStreamListener {
     if (qn < 0) {
       requester.localSinkGone();
     } else if (qn == RdmapOpcode.SEND.queueNumber()) {
-      endpoint.receiveBufferGone(bufferId);
+      receiveBuffers.memoryGone(bufferId);
     } else {
       onDdpError(DdpError.LOCAL_CATASTROPHIC, segment, headerLength); // our own buffers: never
     }
