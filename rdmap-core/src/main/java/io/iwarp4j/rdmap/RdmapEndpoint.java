@@ -91,8 +91,9 @@ public final class RdmapEndpoint {
   /** Whether the RFC 7306 opcodes are accepted and may be issued on this stream. */
   private final boolean rfc7306;
   // The stream's parts, by concern (as siw's qp_tx, rx, responder, Terminate and QP state): see
-  // each class. Parts built earlier reach the ones built after them through these fields.
-  final TransmitOrder tx;
+  // each class. Parts built earlier reach the ones built after them (teardown, terminator,
+  // inbound) through the package-private fields.
+  private final TransmitOrder tx;
   final RdmapTeardown teardown;
   final TerminateSender terminator;
   private final RdmapRequester requester;
