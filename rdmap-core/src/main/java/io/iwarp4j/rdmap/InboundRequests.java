@@ -21,7 +21,8 @@ final class InboundRequests {
   private static final long ATOMIC_RESPONSE_RSVD_ULP =
       RdmapControl.untaggedRsvdUlp(RdmapOpcode.ATOMIC_RESPONSE, 0);
 
-  private final RdmapEndpoint ep;
+  private final TransmitOrder tx;
+  private final RdmapTeardown teardown;
   private final DdpStream stream;
   private final RdmapCounters counters;
   private final ReadResponder responder;
@@ -35,9 +36,10 @@ final class InboundRequests {
   /** Transmit messages below this include every zero-copy Read Response with payload so far. */
   private long readResponseHorizon;
 
-  InboundRequests(RdmapEndpoint ep, DdpStream stream, RdmapCounters counters,
-      ReadResponder responder, TerminateSender terminator, int ird) {
-    this.ep = ep;
+  InboundRequests(TransmitOrder tx, RdmapTeardown teardown, DdpStream stream,
+      RdmapCounters counters, ReadResponder responder, TerminateSender terminator, int ird) {
+    this.tx = tx;
+    this.teardown = teardown;
     this.stream = stream;
     this.counters = counters;
     this.responder = responder;
@@ -74,7 +76,7 @@ final class InboundRequests {
       terminator.terminate(RdmapError.UNSPECIFIED_OPERATION, failed);
       return;
     }
-    if (!deferred.isEmpty() || ep.taken < readResponseHorizon) {
+    if (!deferred.isEmpty() || tx.taken() < readResponseHorizon) {
       // An earlier zero-copy Read Response may still carry the target's octets: perform it once
       // that left.
       deferred.add(true, request, failed);
@@ -94,9 +96,9 @@ final class InboundRequests {
     stream.sendUntagged(ATOMIC_RESPONSE_RSVD_ULP, RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
         atomicResponseHeader, null);
     counters.sent(RdmapOpcode.ATOMIC_RESPONSE, AtomicResponseHeader.LENGTH);
-    responder.trackAtomicResponse(ep.txSeq);
-    ep.txSeq++;
-    ep.responseWritten();
+    responder.trackAtomicResponse(tx.nextSeq());
+    tx.assignSeq();
+    tx.responseWritten();
   }
 
   /**
@@ -127,7 +129,7 @@ final class InboundRequests {
   }
 
   private void answerRead(ByteBuf request, TerminatedSegment failed) {
-    if (!responder.respond(request, ep.txSeq)) {
+    if (!responder.respond(request, tx.nextSeq())) {
       failed.withReadRequest(request);
       terminator.terminate(responder.error(), failed);
       return;
@@ -138,17 +140,17 @@ final class InboundRequests {
     if (responder.lastZeroCopy()) {
       // It reads the source when the transport sends it: a later Atomic waits for that. A
       // snapshot or an empty response holds no source octets, so Atomics need not wait for it.
-      readResponseHorizon = ep.txSeq + 1;
+      readResponseHorizon = tx.nextSeq() + 1;
     }
-    ep.txSeq++;
-    ep.responseWritten();
+    tx.assignSeq();
+    tx.responseWritten();
   }
 
   /** Answers the waiting inbound requests that may be answered now, in order. */
   void answerWaitingRequests() {
-    while (ep.receiving() && !deferred.isEmpty()) {
+    while (teardown.isOpen() && !deferred.isEmpty()) {
       boolean atomic = deferred.headIsAtomic();
-      if (atomic && ep.taken < readResponseHorizon) {
+      if (atomic && tx.taken() < readResponseHorizon) {
         return; // onTaken schedules another pass
       }
       ByteBuf request = deferred.headRequest();

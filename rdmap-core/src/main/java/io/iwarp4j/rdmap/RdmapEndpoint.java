@@ -5,27 +5,15 @@ import io.iwarp4j.ddp.DdpStreamListener;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.UntaggedReceiveQueue;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
-import io.iwarp4j.ddp.mem.StagTable;
-import io.iwarp4j.mpa.MpaError;
-import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.AtomicRequestHeader;
 import io.iwarp4j.wire.AtomicResponseHeader;
-import io.iwarp4j.wire.ImmediateDataHeader;
 import io.iwarp4j.wire.OpcodeTable;
-import io.iwarp4j.wire.RdmapControl;
 import io.iwarp4j.wire.RdmapOpcode;
-import io.iwarp4j.wire.ReadRequestHeader;
 import io.iwarp4j.wire.TerminateMessage;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import java.io.IOException;
 import java.util.Objects;
-import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One RDMAP Stream (RFC 5040) on top of a {@link DdpStream}: the requester side of RDMA Write,
@@ -92,53 +80,28 @@ public final class RdmapEndpoint {
   /** The largest Terminate header: control 4 + segment length 2 + DDP header 18 + RDMA 28. */
   static final int TERMINATE_QUEUE_MESSAGE_LENGTH = TerminateMessage.MAX_MESSAGE_LENGTH;
 
-  private static final Logger log = LoggerFactory.getLogger(RdmapEndpoint.class);
-
-  private static final int OPEN = 0;
-  private static final int CLOSING = 1;
-  private static final int ENDED = 2;
-
   private final DdpStream stream;
   private final Channel channel;
   private final RdmapEndpointListener listener;
   private final ProtectionDomain pd;
-  private final StagTable stags;
-  private final int maxReceiveBuffers;
-  private final int maxReceivePieces;
-  private final UntaggedReceiveQueue receiveQueue;
   private final RdmapReceiver receiver;
   private final LocalOperations operations = new LocalOperations(64);
   private final OutstandingReads reads;
   private final ReadResponder responder;
-  private final TransportBarriers barriers;
   /** Whether the RFC 7306 opcodes are accepted and may be issued on this stream. */
   private final boolean rfc7306;
-  // The stream's sides, by concern (as siw's qp_tx, rx responder and Terminate): see each class.
-  private final TerminateSender terminator;
+  // The stream's parts, by concern (as siw's qp_tx, rx, responder, Terminate and QP state): see
+  // each class. Parts built earlier reach the ones built after them (teardown, terminator,
+  // inbound) through the package-private fields.
+  private final TransmitOrder tx;
+  final RdmapTeardown teardown;
+  final TerminateSender terminator;
   private final RdmapRequester requester;
-  private final InboundRequests inbound;
-  private final GatherList receivePieces;
-  private final Runnable deferredWork = this::runDeferredWork;
-
-  /** The next transmit message's sequence number (Writes, Sends, Read Responses). */
-  long txSeq;
-  /** Transmit messages below this were taken by the transport while the channel was active. */
-  private long sent;
-  /** Transmit messages below this were released by the transport, sent or dropped. */
-  long taken;
+  final InboundRequests inbound;
+  private final ReceiveBuffers receiveBuffers;
 
   /** Where this stream counts its traffic and errors. */
   private final RdmapCounters counters;
-
-  private int state = OPEN;
-  /** Why the stream ended, for exception messages; null while not ended. */
-  private String endReason;
-  private boolean closeStarted;
-  private boolean inputClosedCleanly;
-  private boolean connectionLost;
-  private boolean deferredScheduled;
-  private boolean responsesUnflushed;
-  private boolean inactiveAtStart;
 
   /**
    * @param stream the DDP stream, not yet started, with no queue enabled (its listener is set to
@@ -251,14 +214,9 @@ public final class RdmapEndpoint {
           + " and maxReceivePieces " + maxReceivePieces + " must be positive");
     }
     this.pd = stream.protectionDomain();
-    this.stags = pd.table();
-    this.maxReceiveBuffers = maxReceiveBuffers;
-    this.maxReceivePieces = maxReceivePieces;
-    this.receivePieces = new GatherList(maxReceivePieces);
     this.reads = new OutstandingReads(ord);
     this.responder = new ReadResponder(stream, ird, crc ? readResponseCopies : null, counters);
-    this.barriers = new TransportBarriers(channel, this::onTaken);
-    this.receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
+    UntaggedReceiveQueue receiveQueue = stream.enableReceiveQueue(RdmapOpcode.SEND.queueNumber(),
         maxReceiveBuffers, maxReceivePieces);
     stream.enableControlQueue(RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
         READ_QUEUE_MESSAGE_LENGTH);
@@ -270,17 +228,20 @@ public final class RdmapEndpoint {
       stream.enableControlQueue(RdmapOpcode.ATOMIC_RESPONSE.queueNumber(),
           AtomicResponseHeader.LENGTH);
     }
-    this.terminator = new TerminateSender(this, stream, counters, listener);
-    this.requester = new RdmapRequester(this, stream, counters, listener, operations, reads,
-        terminator, rfc7306);
-    this.inbound = new InboundRequests(this, stream, counters, responder, terminator, ird);
-    this.receiver = new RdmapReceiver(this, reads, requester, inbound, terminator);
+    this.tx = new TransmitOrder(this, stream, listener, operations, responder);
+    this.teardown = new RdmapTeardown(this, stream, listener, operations, reads, tx);
+    this.terminator = new TerminateSender(teardown, stream, counters, listener);
+    this.requester = new RdmapRequester(tx, teardown, stream, counters, listener, operations,
+        reads, terminator, rfc7306);
+    this.inbound = new InboundRequests(tx, teardown, stream, counters, responder, terminator, ird);
+    this.receiveBuffers = new ReceiveBuffers(receiveQueue, maxReceiveBuffers, maxReceivePieces,
+        listener, teardown, terminator);
+    this.receiver = new RdmapReceiver(this, teardown, reads, requester, inbound, receiveBuffers,
+        terminator);
     stream.setListener(receiver);
-    channel.pipeline().addLast(new TransportEvents(new TransportListener()));
+    channel.pipeline().addLast(new TransportEvents(teardown));
     if (!channel.isActive()) {
-      // Closed before this endpoint's handler was there to hear it: report it from a task.
-      inactiveAtStart = true;
-      schedule();
+      teardown.closedBeforeStart(); // before this endpoint's handler was there to hear it
     }
   }
 
@@ -320,7 +281,7 @@ public final class RdmapEndpoint {
    * @return whether another RDMA Read may be issued now: fewer than ORD are outstanding
    */
   public boolean canIssueRead() {
-    return state == OPEN && reads.canIssue();
+    return teardown.isOpen() && reads.canIssue();
   }
 
   /**
@@ -356,7 +317,7 @@ public final class RdmapEndpoint {
    * @return whether the stream may send (RFC 5044 §7.1.2 rule 4 for a Responder) and is not ended
    */
   public boolean canSend() {
-    return state == OPEN && stream.sendEnabled();
+    return teardown.isOpen() && stream.sendEnabled();
   }
 
   /**
@@ -365,7 +326,7 @@ public final class RdmapEndpoint {
    * @return whether the stream has ended (Terminate sent or received, or disconnected)
    */
   public boolean isEnded() {
-    return state == ENDED;
+    return teardown.isEnded();
   }
 
   // ---- issuing ----
@@ -508,31 +469,15 @@ public final class RdmapEndpoint {
    * @throws IllegalArgumentException for more than {@code maxReceivePieces} pieces
    */
   public void postReceive(long bufferId, ByteBuf[] pieces, int pieceCount) {
-    checkInEventLoop("postReceive");
-    checkNotEnded("postReceive");
-    if (pieceCount < 0 || pieceCount > maxReceivePieces || pieceCount > pieces.length) {
-      throw new IllegalArgumentException(pieceCount + " receive pieces: 0.." + maxReceivePieces
-          + " (maxReceivePieces) and at most the array's " + pieces.length);
-    }
-    if (receiveQueue.postedCount() == maxReceiveBuffers) {
-      throw new IllegalStateException("maxReceiveBuffers " + maxReceiveBuffers
-          + " receive buffers are posted already");
-    }
-    try {
-      for (int i = 0; i < pieceCount; i++) {
-        receivePieces.add(pieces[i]);
-      }
-      receiveQueue.post(receivePieces, bufferId);
-    } finally {
-      receivePieces.clear();
-    }
+    checkIssue("postReceive");
+    receiveBuffers.post(bufferId, pieces, pieceCount);
   }
 
   /** Flushes what was issued since the last flush (call once per batch, not per operation). */
   public void flush() {
     checkInEventLoop("flush");
-    if (state != ENDED) {
-      flushNow();
+    if (!teardown.isEnded()) {
+      tx.flush();
     }
   }
 
@@ -545,13 +490,7 @@ public final class RdmapEndpoint {
    */
   public void close() {
     checkInEventLoop("close");
-    if (state != OPEN) {
-      return;
-    }
-    state = CLOSING;
-    stream.markErroneous();
-    log.debug("{} RDMAP close requested", channel);
-    closeAfterPendingWrites();
+    teardown.close();
   }
 
   /**
@@ -567,14 +506,7 @@ public final class RdmapEndpoint {
    */
   public void abort(int errorType, int errorCode) {
     checkInEventLoop("abort");
-    if (state == ENDED) {
-      checkNotEnded("abort");
-    }
-    if ((errorType & ~0xF) != 0 || (errorCode & ~0xFF) != 0) {
-      throw new IllegalArgumentException("EType " + errorType + " / code " + errorCode
-          + " must fit 4 and 8 bits");
-    }
-    terminator.terminate(RdmapError.LAYER, errorType, errorCode, null);
+    teardown.abort(errorType, errorCode);
   }
 
   // ---- receive side (called by RdmapReceiver) ----
@@ -589,209 +521,11 @@ public final class RdmapEndpoint {
     return channel;
   }
 
-  /** Whether received messages are still processed (not after close() or the end). */
-  boolean receiving() {
-    return state == OPEN;
-  }
-
-  /** A Send-type message was delivered into posted buffer {@code bufferId}. */
-  void deliverSend(long bufferId, RdmapOpcode opcode, int length, int invalidatedStag) {
-    listener.onReceive(bufferId, opcode, length, invalidatedStag);
-  }
-
-  /** Immediate Data was delivered: it consumed posted buffer {@code bufferId}, unfilled. */
-  void deliverImmediate(long bufferId, RdmapOpcode opcode, long data) {
-    listener.onImmediateData(bufferId, opcode, data);
-  }
-
-  /**
-   * A posted receive buffer's memory was deregistered before a Send filled it: as a Read sink's
-   * ({@link RdmapRequester#localSinkGone}).
-   */
-  void receiveBufferGone(long bufferId) {
-    if (state == ENDED) {
-      return;
-    }
-    listener.onLocalProtectionError(bufferId, true);
-    terminator.terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
-  }
-
-  /**
-   * A Read or Atomic Response was handed to DDP as the transmit message below {@code txSeq}. A
-   * barrier right behind it frees its IRD slot as soon as the transport took it: the requester
-   * may issue its next request the moment it has the response, and a barrier per batch would
-   * keep the slot of an early response of a batch until the whole batch left (1 MiB responses
-   * on a full socket), so that request would find the IRD exceeded.
-   */
-  void responseWritten() {
-    writeBarrier();
-    responsesUnflushed = true;
-    schedule();
-  }
-
-  /** MPA reported an error on the receive stream. */
-  void mpaError(MpaException error) {
-    if (state == ENDED) {
-      return;
-    }
-    if (state == CLOSING) {
-      return; // input no longer matters: this end is closing anyway
-    }
-    MpaError e = error.error();
-    if (e == MpaError.TCP_CONNECTION_LOST || !channel.isActive()) {
-      // Nothing can be sent on a lost connection: it is a disconnect, reported on close.
-      connectionLost = true;
-      channel.close();
-      return;
-    }
-    terminator.terminate(TerminateMessage.LAYER_LLP, TerminateMessage.ERROR_TYPE_MPA, e.code(),
-        null);
-  }
-
-  /** The peer closed its sending half cleanly: close ours the same way. */
-  void inputClosed() {
-    inputClosedCleanly = true;
-    if (state == OPEN) {
-      log.debug("{} the peer closed the connection; closing ours", channel);
-      closeAfterPendingWrites();
-    }
-  }
-
-  /** The peer sent a Terminate: decoded fields, already validated as far as they go. */
-  void terminateReceived(int layer, int errorType, int errorCode) {
-    if (state == ENDED) {
-      return;
-    }
-    end("Terminate received (" + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode)
-        + ")");
-    closeAfterPendingWrites();
-    listener.onTerminateReceived(layer, errorType, errorCode);
-  }
-
   // ---- internals ----
-
-  /** Enters the ended state: nothing more is processed or completed. */
-  void end(String reason) {
-    state = ENDED;
-    endReason = reason;
-    stream.markErroneous();
-    operations.clear();
-    reads.clear();
-    inbound.clear();
-    if (log.isDebugEnabled()) {
-      log.debug("{} RDMAP stream ended: {}", channel, reason);
-    }
-  }
-
-  /** Flushes what was sent, then closes the connection once all of it has left (a FIN). */
-  private void closeAfterPendingWrites() {
-    if (closeStarted) {
-      return;
-    }
-    closeStarted = true;
-    flushNow();
-    if (channel.isActive()) {
-      // An empty write completes only after everything written before it has left.
-      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    } else {
-      channel.close();
-    }
-  }
-
-  private void flushNow() {
-    writeBarrier();
-    responsesUnflushed = false;
-    stream.flush();
-  }
-
-  /** A barrier behind every transmit message so far; their octets go to the channel first. */
-  private void writeBarrier() {
-    stream.writePending();
-    barriers.writeBehind(txSeq);
-  }
-
-  /** Reports every operation at the head of the issue order that is done. */
-  void drainCompletions() {
-    while (state != ENDED && operations.headDone(sent)) {
-      long token = operations.headToken();
-      boolean read = operations.headIsRead();
-      long length = read ? operations.headReadLength() : 0;
-      operations.removeHead();
-      if (read) {
-        listener.onReadComplete(token, length);
-      } else {
-        listener.onSendComplete(token);
-      }
-    }
-  }
-
-  /** A barrier came back: unpin what the transport took, complete what it sent (later). */
-  private void onTaken(long upTo, boolean wasSent) {
-    if (upTo > taken) {
-      taken = upTo;
-      responder.retire(taken);
-      if (inbound.hasWaiting()) {
-        schedule();
-      }
-    }
-    if (wasSent && upTo > sent) {
-      sent = upTo;
-      if (operations.size() > 0) {
-        schedule();
-      }
-    }
-  }
-
-  /** Runs {@link #runDeferredWork} once, after what the event loop is doing now. */
-  private void schedule() {
-    if (deferredScheduled) {
-      return;
-    }
-    deferredScheduled = true;
-    try {
-      channel.eventLoop().execute(deferredWork);
-    } catch (RejectedExecutionException e) {
-      deferredScheduled = false;
-      log.debug("{} event loop shut down; deferred RDMAP work dropped", channel);
-    }
-  }
-
-  /** Flushes Read Responses once per read batch, reports completions, notices a missed close. */
-  private void runDeferredWork() {
-    deferredScheduled = false;
-    inbound.answerWaitingRequests();
-    if (responsesUnflushed && state != ENDED) {
-      flushNow();
-    }
-    drainCompletions();
-    if (inactiveAtStart) {
-      inactiveAtStart = false;
-      onChannelInactive();
-    }
-  }
-
-  private void onChannelInactive() {
-    taken = txSeq;
-    responder.releaseAll();
-    if (state == ENDED) {
-      return;
-    }
-    boolean graceful = !connectionLost && (inputClosedCleanly || closeStarted);
-    end(graceful ? "disconnected gracefully" : "disconnected (connection lost or reset)");
-    listener.onDisconnected(graceful);
-  }
 
   private void checkIssue(String what) {
     checkInEventLoop(what);
-    checkNotEnded(what);
-  }
-
-  private void checkNotEnded(String what) {
-    if (state == OPEN) {
-      return;
-    }
-    throw new IllegalStateException(what + " on an RDMAP stream that is "
-        + (state == CLOSING ? "closing (close() was called)" : "ended: " + endReason));
+    teardown.checkOpen(what);
   }
 
   private void checkInEventLoop(String what) {
@@ -801,46 +535,11 @@ public final class RdmapEndpoint {
     }
   }
 
-  /** The pipeline handler's reports. */
-  private final class TransportListener implements TransportEvents.Listener {
-    @Override
-    public void onTransportException(Throwable cause) {
-      if (state == ENDED) {
-        return;
-      }
-      if (cause instanceof IOException) {
-        log.debug("{} transport failed: {}", channel, cause.toString());
-        connectionLost = true;
-        channel.close();
-        return;
-      }
-      // Something threw on the receive path (an owner callback, a bug): the stream cannot be
-      // trusted any more. RFC 5040 §4.8: Local Catastrophic Error, no headers.
-      log.debug("{} unexpected exception on the RDMAP stream", channel, cause);
-      terminator.terminate(RdmapError.LAYER, RdmapError.ETYPE_LOCAL_CATASTROPHIC, 0, null);
-    }
-
-    @Override
-    public void onChannelInactive() {
-      RdmapEndpoint.this.onChannelInactive();
-    }
-  }
-
   @Override
   public String toString() {
     return "RdmapEndpoint{" + channel + ", "
-        + (state == OPEN ? "open" : state == CLOSING ? "closing" : "ended: " + endReason)
+        + teardown.describe()
         + ", operations=" + operations.size() + ", reads=" + reads.size() + "/" + reads.ord()
         + ", inboundReads=" + responder.outstanding() + "}";
-  }
-
-  /** For {@link RdmapReceiver}: the table STags are looked up in. */
-  StagTable stagTable() {
-    return stags;
-  }
-
-  /** A Send found no posted receive buffer: let the owner hand over what it already accepted. */
-  void receiveBuffersNeeded() {
-    listener.onReceiveBuffersNeeded();
   }
 }

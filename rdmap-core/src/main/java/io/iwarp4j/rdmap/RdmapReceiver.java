@@ -37,9 +37,11 @@ final class RdmapReceiver implements DdpStreamListener {
   private static final Logger log = LoggerFactory.getLogger(RdmapReceiver.class);
 
   private final RdmapEndpoint endpoint;
+  private final RdmapTeardown teardown;
   private final OutstandingReads reads;
   private final RdmapRequester requester;
   private final InboundRequests inbound;
+  private final ReceiveBuffers receiveBuffers;
   private final TerminateSender terminator;
   private final StagTable stags;
   private final ProtectionDomain pd;
@@ -54,12 +56,15 @@ final class RdmapReceiver implements DdpStreamListener {
   /** The 8 octets of the Immediate Data message being delivered (read before its delivery). */
   private long immediateData;
 
-  RdmapReceiver(RdmapEndpoint endpoint, OutstandingReads reads, RdmapRequester requester,
-      InboundRequests inbound, TerminateSender terminator) {
+  RdmapReceiver(RdmapEndpoint endpoint, RdmapTeardown teardown, OutstandingReads reads,
+      RdmapRequester requester, InboundRequests inbound, ReceiveBuffers receiveBuffers,
+      TerminateSender terminator) {
     this.endpoint = endpoint;
+    this.teardown = teardown;
     this.reads = reads;
     this.requester = requester;
     this.inbound = inbound;
+    this.receiveBuffers = receiveBuffers;
     this.terminator = terminator;
     this.pd = endpoint.protectionDomain();
     this.stags = pd.table();
@@ -96,7 +101,7 @@ final class RdmapReceiver implements DdpStreamListener {
   @Override
   public void replenishUntagged(int qn) {
     if (qn == 0) {
-      endpoint.receiveBuffersNeeded();
+      receiveBuffers.needed();
     }
   }
 
@@ -192,7 +197,7 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onTaggedMessage(int rsvdUlp, int stag, long to, long length) {
-    if (!endpoint.receiving()) {
+    if (!teardown.isOpen()) {
       return;
     }
     if (OpcodeTable.has(RdmapControl.opcode(rsvdUlp), OpcodeTable.RESPONSE)) {
@@ -214,7 +219,7 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onUntaggedMessage(int qn, int msn, long rsvdUlp, int length, long bufferId) {
-    if (!endpoint.receiving()) {
+    if (!teardown.isOpen()) {
       return;
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
@@ -224,7 +229,7 @@ final class RdmapReceiver implements DdpStreamListener {
         log.debug("{} {} delivered: msn={} buffer={}", endpoint.channel(), opcode,
             Integer.toUnsignedString(msn), bufferId);
       }
-      endpoint.deliverImmediate(bufferId, opcode, immediateData);
+      receiveBuffers.immediateDelivered(bufferId, opcode, immediateData);
       return;
     }
     endpoint.counters().received(opcode, Integer.toUnsignedLong(length));
@@ -244,12 +249,12 @@ final class RdmapReceiver implements DdpStreamListener {
       log.debug("{} {} delivered: msn={} length={} buffer={}", endpoint.channel(), opcode,
           Integer.toUnsignedString(msn), length, bufferId);
     }
-    endpoint.deliverSend(bufferId, opcode, length, invalidated);
+    receiveBuffers.sendDelivered(bufferId, opcode, length, invalidated);
   }
 
   @Override
   public void onControlMessage(int qn, int msn, long rsvdUlp, ByteBuf message) {
-    if (!endpoint.receiving()) {
+    if (!teardown.isOpen()) {
       return;
     }
     RdmapOpcode opcode = RdmapOpcode.fromCode(RdmapControl.opcode(RdmapControl.controlOf(rsvdUlp)));
@@ -297,7 +302,7 @@ final class RdmapReceiver implements DdpStreamListener {
           Integer.toHexString(errorCode));
     }
     endpoint.counters().terminateReceived(layer, errorType, errorCode);
-    endpoint.terminateReceived(layer, errorType, errorCode);
+    teardown.terminateReceived(layer, errorType, errorCode);
   }
 
   // ---- errors and end of input ----
@@ -312,7 +317,7 @@ final class RdmapReceiver implements DdpStreamListener {
     if (qn < 0) {
       requester.localSinkGone();
     } else if (qn == RdmapOpcode.SEND.queueNumber()) {
-      endpoint.receiveBufferGone(bufferId);
+      receiveBuffers.memoryGone(bufferId);
     } else {
       onDdpError(DdpError.LOCAL_CATASTROPHIC, segment, headerLength); // our own buffers: never
     }
@@ -320,11 +325,11 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public void onMpaError(MpaException error) {
-    endpoint.mpaError(error);
+    teardown.mpaError(error);
   }
 
   @Override
   public void onInputClosed() {
-    endpoint.inputClosed();
+    teardown.inputClosed();
   }
 }

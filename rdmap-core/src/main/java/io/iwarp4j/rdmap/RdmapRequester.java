@@ -34,7 +34,8 @@ final class RdmapRequester {
   private static final long IMMEDIATE_SE_RSVD_ULP =
       RdmapControl.untaggedRsvdUlp(RdmapOpcode.IMMEDIATE_DATA_WITH_SE, 0);
 
-  private final RdmapEndpoint ep;
+  private final TransmitOrder tx;
+  private final RdmapTeardown teardown;
   private final DdpStream stream;
   private final ProtectionDomain pd;
   private final StagTable stags;
@@ -54,10 +55,11 @@ final class RdmapRequester {
   /** The Request Identifier the next Atomic Request carries. */
   private int nextAtomicRequestId = 1;
 
-  RdmapRequester(RdmapEndpoint ep, DdpStream stream, RdmapCounters counters,
-      RdmapEndpointListener listener, LocalOperations operations, OutstandingReads reads,
-      TerminateSender terminator, boolean rfc7306) {
-    this.ep = ep;
+  RdmapRequester(TransmitOrder tx, RdmapTeardown teardown, DdpStream stream,
+      RdmapCounters counters, RdmapEndpointListener listener, LocalOperations operations,
+      OutstandingReads reads, TerminateSender terminator, boolean rfc7306) {
+    this.tx = tx;
+    this.teardown = teardown;
     this.stream = stream;
     this.pd = stream.protectionDomain();
     this.stags = pd.table();
@@ -73,7 +75,7 @@ final class RdmapRequester {
   void write(long token, int remoteStag, long remoteTo, GatherList payload) {
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
     counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
-    operations.addTransmit(token, ep.txSeq++);
+    operations.addTransmit(token, tx.assignSeq());
   }
 
   /** See {@link RdmapEndpoint#read}; the stream may issue (checked by the caller). */
@@ -109,14 +111,14 @@ final class RdmapRequester {
     long rsvdUlp = RdmapControl.untaggedRsvdUlp(opcode, invalidateStag);
     stream.sendUntagged(rsvdUlp, opcode.queueNumber(), null, payload);
     counters.sent(opcode, payload == null ? 0 : payload.totalLength());
-    operations.addTransmit(token, ep.txSeq++);
+    operations.addTransmit(token, tx.assignSeq());
   }
 
   /** See {@link RdmapEndpoint#immediate}; the stream may issue (checked by the caller). */
   void immediate(long token, boolean solicited, long data) {
     check7306("Immediate Data");
     issueImmediate(solicited, data);
-    operations.addTransmit(token, ep.txSeq++);
+    operations.addTransmit(token, tx.assignSeq());
   }
 
   /** See {@link RdmapEndpoint#writeWithImmediate}; the stream may issue (checked by the caller). */
@@ -125,9 +127,9 @@ final class RdmapRequester {
     check7306("RDMA Write with Immediate");
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
     counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
-    ep.txSeq++; // the Write: completion comes with the Immediate Data that follows it
+    tx.assignSeq(); // the Write: completion comes with the Immediate Data that follows it
     issueImmediate(solicited, data);
-    operations.addTransmit(token, ep.txSeq++);
+    operations.addTransmit(token, tx.assignSeq());
   }
 
   /** See {@link RdmapEndpoint#atomic}; the stream may issue (checked by the caller). */
@@ -213,7 +215,7 @@ final class RdmapRequester {
       region.unpin();
     }
     operations.readDelivered(reads.completeOldest());
-    ep.drainCompletions();
+    tx.drainCompletions();
   }
 
   /**
@@ -222,7 +224,7 @@ final class RdmapRequester {
    * DDP error that would blame the peer.
    */
   void localSinkGone() {
-    if (ep.isEnded()) {
+    if (teardown.isEnded()) {
       return;
     }
     listener.onLocalProtectionError(operations.tokenAt(reads.oldestPosition()), false);
@@ -232,6 +234,6 @@ final class RdmapRequester {
   /** The oldest Read's Read Response was delivered: complete it, in issue order. */
   void readResponseDelivered() {
     operations.readDelivered(reads.completeOldest());
-    ep.drainCompletions();
+    tx.drainCompletions();
   }
 }

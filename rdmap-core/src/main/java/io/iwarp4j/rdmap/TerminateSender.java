@@ -16,15 +16,15 @@ import org.slf4j.LoggerFactory;
 final class TerminateSender {
   private static final Logger log = LoggerFactory.getLogger(RdmapEndpoint.class);
 
-  private final RdmapEndpoint ep;
+  private final RdmapTeardown teardown;
   private final DdpStream stream;
   private final Channel channel;
   private final RdmapCounters counters;
   private final RdmapEndpointListener listener;
 
-  TerminateSender(RdmapEndpoint ep, DdpStream stream, RdmapCounters counters,
+  TerminateSender(RdmapTeardown teardown, DdpStream stream, RdmapCounters counters,
       RdmapEndpointListener listener) {
-    this.ep = ep;
+    this.teardown = teardown;
     this.stream = stream;
     this.channel = stream.channel();
     this.counters = counters;
@@ -43,11 +43,11 @@ final class TerminateSender {
 
   /** DDP reported an error: its Terminate, with the header DDP kept. */
   void ddpError(DdpError error) {
-    if (ep.isEnded()) {
+    if (teardown.isEnded()) {
       return;
     }
     boolean sendable = stream.sendEnabled();
-    ep.end((sendable ? "Terminate sent" : WITHHELD) + " for DDP error " + error + " (1/"
+    teardown.end((sendable ? "Terminate sent" : WITHHELD) + " for DDP error " + error + " (1/"
         + error.errorType() + "/0x" + Integer.toHexString(error.code()) + ")");
     try {
       stream.terminateForError();
@@ -77,11 +77,11 @@ final class TerminateSender {
   }
 
   void terminate(int layer, int errorType, int errorCode, TerminatedSegment failed) {
-    if (ep.isEnded()) {
+    if (teardown.isEnded()) {
       return; // RFC 5040 §7.1 rule 4: the first error is the one reported
     }
     boolean sendable = stream.sendEnabled();
-    ep.end((sendable ? "Terminate sent" : WITHHELD) + " (" + layer + "/" + errorType + "/0x"
+    teardown.end((sendable ? "Terminate sent" : WITHHELD) + " (" + layer + "/" + errorType + "/0x"
         + Integer.toHexString(errorCode) + ")");
     ByteBuf ddpHeader = failed == null ? null : failed.ddpHeader();
     try {

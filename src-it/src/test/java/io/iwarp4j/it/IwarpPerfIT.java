@@ -385,7 +385,7 @@ class IwarpPerfIT {
    * receive a Read Request while it still counted IRD requests outstanding, and terminated the
    * stream (1/2/0x02). The requester frees an ORD slot when a response's last octet is placed;
    * the responder freed its IRD slot only when the barrier behind a whole batch of responses
-   * came back. Now every response has its own barrier (RdmapEndpoint#responseWritten).
+   * came back. Now every response has its own barrier (TransmitOrder#responseWritten).
    */
   @Test
   void readBwWithLargeResponsesAndATxDepthAboveTheOrd() {
