@@ -33,6 +33,13 @@ public interface RdmapEndpointListener {
   void onReadComplete(long token, long length);
 
   /**
+   * A batch of {@link #onSendComplete} / {@link #onReadComplete} calls has ended: the owner may
+   * issue what those completions made room for, once per batch rather than once per completion.
+   */
+  default void onCompletionsReported() {
+  }
+
+  /**
    * A Send-type message was delivered into the receive buffer posted with {@code bufferId}
    * (buffers are consumed in the order they were posted).
    *

@@ -99,7 +99,9 @@ final class TransmitOrder {
 
   /** Reports every operation at the head of the issue order that is done. */
   void drainCompletions() {
+    boolean reported = false;
     while (!ep.isEnded() && operations.headDone(sent)) {
+      reported = true;
       long token = operations.headToken();
       boolean read = operations.headIsRead();
       long length = read ? operations.headReadLength() : 0;
@@ -109,6 +111,9 @@ final class TransmitOrder {
       } else {
         listener.onSendComplete(token);
       }
+    }
+    if (reported) {
+      listener.onCompletionsReported();
     }
   }
 

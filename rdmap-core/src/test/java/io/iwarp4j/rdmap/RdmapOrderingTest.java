@@ -101,6 +101,26 @@ class RdmapOrderingTest {
   }
 
   @Test
+  void aBatchOfCompletionsEndsWithOneReport() {
+    // The owner issues what completions made room for once per batch, not once per completion.
+    long seed = 8;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion local = mem.allocate(p.a.pd, 4096, Regions.ALL);
+      MemoryRegion remote = mem.allocate(p.b.pd, 4096, Regions.ALL);
+      p.start();
+      for (int i = 0; i < 5; i++) {
+        p.a.endpoint.write(i, remote.stag(), remote.baseTo(), mem.gather(local, 0, 64, 1));
+      }
+      p.a.endpoint.flush();
+      p.a.channel.runPendingTasks();
+      assertEquals(5, p.a.events.events.size(), p.a.events.events.toString());
+      assertEquals(1, p.a.events.completionBatches, "five completions, one batch");
+      p.a.channel.runPendingTasks();
+      assertEquals(1, p.a.events.completionBatches, "no report without a completion");
+    }
+  }
+
+  @Test
   void manyReadsWithRandomSizesAtOrdAndIrdFour() {
     long seed = 7;
     SplittableRandom random = new SplittableRandom(seed);

@@ -36,6 +36,8 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
 
   /** Every event, in order. */
   final List<Object> events = new ArrayList<>();
+  /** How many batches of completions ended ({@code onCompletionsReported}). */
+  int completionBatches;
   /** Set to run something inside the next onSendComplete (re-entrancy tests). */
   Runnable onNextSendComplete;
   /** Set to make onReceive throw it (an owner bug). */
@@ -105,5 +107,10 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
       }
     }
     return out;
+  }
+
+  @Override
+  public void onCompletionsReported() {
+    completionBatches++;
   }
 }

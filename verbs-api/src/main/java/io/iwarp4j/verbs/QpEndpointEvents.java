@@ -55,9 +55,6 @@ final class QpEndpointEvents implements RdmapEndpointListener {
       return;
     }
     sender.retireSends();
-    if (qp.state() == QpState.RTS) {
-      sender.progress();
-    }
   }
 
   @Override
@@ -67,6 +64,11 @@ final class QpEndpointEvents implements RdmapEndpointListener {
       return;
     }
     sender.retireSends();
+  }
+
+  @Override
+  public void onCompletionsReported() {
+    // Issue once per batch of completions: what waited on ORD, a fence or the depth goes now.
     if (qp.state() == QpState.RTS) {
       sender.progress();
     }

@@ -90,11 +90,13 @@ final class QpHarness implements AutoCloseable {
 
   void completeSend(long token) {
     qp.endpointListener().onSendComplete(token);
+    qp.endpointListener().onCompletionsReported();
   }
 
   void completeRead(long token, long length) {
     ep.readDone();
     qp.endpointListener().onReadComplete(token, length);
+    qp.endpointListener().onCompletionsReported();
   }
 
   /** Everything on the send CQ now, copied. */

@@ -111,6 +111,7 @@ class QueuePairAllocationTest {
             events.onSendComplete(h.ep.tokens[i]);
           }
         }
+        events.onCompletionsReported();
         while (completedReceives < h.ep.receives) {
           events.onReceive(h.ep.receiveIds[completedReceives++], RdmapOpcode.SEND, 8, 0);
         }

@@ -63,6 +63,7 @@ class QueuePairConcurrencyTest {
         while (completed < h.ep.issued) {
           events.onSendComplete(h.ep.tokens[completed++]);
         }
+        events.onCompletionsReported();
         int n;
         while ((n = h.sendCq.poll(out)) > 0) {
           for (int i = 0; i < n; i++) {

@@ -70,6 +70,7 @@ class QueuePairExactlyOnceTest {
               } else {
                 events.onSendComplete(h.ep.tokens[i]);
               }
+              events.onCompletionsReported();
             }
           } else if (delivered < h.ep.receives) {
             events.onReceive(h.ep.receiveIds[delivered++], RdmapOpcode.SEND, 4, 0);
