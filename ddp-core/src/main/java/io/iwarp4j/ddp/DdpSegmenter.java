@@ -141,9 +141,14 @@ public final class DdpSegmenter {
       }
       int n = (int) Math.min(total - sent, room);
       boolean last = sent + n == total;
-      ByteBuf header = header(TaggedHeader.LENGTH);
+      // Straight into the outgoing buffer when the writer can take it (no header buffer).
+      ByteBuf inPlace = writer.beginSegmentInPlace(TaggedHeader.LENGTH, n);
+      ByteBuf header = inPlace != null ? inPlace : header(TaggedHeader.LENGTH);
       TaggedHeader.write(header, last, rsvdUlp, stag, to + sent);
-      emit(header, n);
+      if (inPlace == null) {
+        writer.beginSegment(header, n);
+      }
+      emitPayload(n);
       sent += n;
     } while (sent < total);
     source = null;
@@ -200,12 +205,16 @@ public final class DdpSegmenter {
       }
       int n = (int) Math.min(total - sent, room);
       boolean last = sent + n == total;
-      ByteBuf header = header(headerLength);
+      ByteBuf inPlace = writer.beginSegmentInPlace(headerLength, n);
+      ByteBuf header = inPlace != null ? inPlace : header(headerLength);
       UntaggedHeader.write(header, last, rsvdUlp40, qn, msn, mo);
       if (first && rdmapLength > 0) {
         header.writeBytes(rdmapHeader, rdmapHeader.readerIndex(), rdmapLength);
       }
-      emit(header, n);
+      if (inPlace == null) {
+        writer.beginSegment(header, n);
+      }
+      emitPayload(n);
       mo += headerLength - UntaggedHeader.LENGTH + n;
       sent += n;
       first = false;
@@ -266,9 +275,8 @@ public final class DdpSegmenter {
     entryOffset = 0;
   }
 
-  /** Writes one segment: its header, then {@code n} payload octets from the cursor. */
-  private void emit(ByteBuf header, int n) {
-    writer.beginSegment(header, n);
+  /** Writes the open segment's {@code n} payload octets from the cursor, and ends it. */
+  private void emitPayload(int n) {
     while (n > 0) {
       int available = source.length(entry) - entryOffset;
       if (available == 0) {

@@ -26,6 +26,11 @@ final class FramerSegmentWriter implements SegmentWriter {
   }
 
   @Override
+  public ByteBuf beginSegmentInPlace(int headerLength, int payloadLength) {
+    return framer.beginFpduInPlace(headerLength, payloadLength);
+  }
+
+  @Override
   public void addPayload(ByteBuf piece) {
     framer.addPayload(piece);
   }

@@ -26,6 +26,20 @@ public interface SegmentWriter {
   void beginSegment(ByteBuf header, int payloadLength);
 
   /**
+   * Starts one segment whose header the caller writes itself, straight into the returned buffer
+   * at its writer index (exactly {@code headerLength} octets, before any other call), or returns
+   * null, starting nothing, when this writer cannot take a header in place: the caller then
+   * uses {@link #beginSegment}. The default never takes one.
+   *
+   * @param headerLength the header octets the caller writes next
+   * @param payloadLength as {@link #beginSegment}
+   * @return the buffer to write the header into, or null
+   */
+  default ByteBuf beginSegmentInPlace(int headerLength, int payloadLength) {
+    return null;
+  }
+
+  /**
    * Appends a piece of the current segment's payload: its readable octets.
    *
    * @param piece a payload piece

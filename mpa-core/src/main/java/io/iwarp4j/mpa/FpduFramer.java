@@ -119,6 +119,10 @@ public final class FpduFramer {
   private long lengthFieldPosition;
   /** Whether the open FPDU's payload is copied into the batch (see {@link #INLINE_THRESHOLD}). */
   private boolean inline;
+  /** The batch buffer a caller is writing the open FPDU's header into, or null. */
+  private ByteBuf headerInPlace;
+  private int headerInPlaceIndex;
+  private int headerInPlaceLength;
 
   /**
    * @param ctx the context writes go through (the MPA handler's)
@@ -209,18 +213,12 @@ public final class FpduFramer {
    */
   public void beginFpdu(ByteBuf header, int payloadLength) {
     Objects.requireNonNull(header, "header");
-    if (open) {
-      header.release();
-      throw new IllegalStateException("beginFpdu while an FPDU with a ULPDU of " + ulpduLength
-          + " octets is still open (" + payloadAdded + " of " + payloadExpected
-          + " payload octets added): call endFpdu first");
-    }
     int headerLength = header.readableBytes();
-    if (payloadLength < 0 || (long) headerLength + payloadLength > maxUlpduLength) {
+    try {
+      checkBegin(headerLength, payloadLength);
+    } catch (RuntimeException e) {
       header.release();
-      throw new IllegalArgumentException("ULPDU of " + ((long) headerLength + payloadLength)
-          + " octets (header " + headerLength + " + payload " + payloadLength
-          + ") is outside 0.." + maxUlpduLength + " (MULPDU)");
+      throw e;
     }
     open = true;
     ulpduLength = headerLength + payloadLength;
@@ -254,29 +252,106 @@ public final class FpduFramer {
     emit(header);
   }
 
+  /**
+   * Opens an FPDU like {@link #beginFpdu(ByteBuf, int)}, but the caller writes the
+   * {@code headerLength} octets of ULPDU header itself, straight into the returned buffer at its
+   * writer index, before any other call to this framer (no header buffer, no copy). Returns null,
+   * opening nothing, when this framer cannot take a header in place (Markers on): the caller then
+   * uses {@link #beginFpdu(ByteBuf, int)}.
+   *
+   * @param headerLength the ULPDU header octets the caller writes next
+   * @param payloadLength the payload octets that will follow
+   * @return the buffer to write the header into, or null
+   * @throws IllegalArgumentException as {@link #beginFpdu(ByteBuf, int)}
+   * @throws IllegalStateException as {@link #beginFpdu(ByteBuf, int)}
+   */
+  public ByteBuf beginFpduInPlace(int headerLength, int payloadLength) {
+    if (batch == null) {
+      return null;
+    }
+    checkBegin(headerLength, payloadLength);
+    open = true;
+    ulpduLength = headerLength + payloadLength;
+    payloadExpected = payloadLength;
+    payloadAdded = 0;
+    ByteBuf out = openInBatch(headerLength, payloadLength);
+    headerInPlace = out;
+    headerInPlaceIndex = out.writerIndex();
+    headerInPlaceLength = headerLength;
+    return out;
+  }
+
+  private void checkBegin(int headerLength, int payloadLength) {
+    if (open) {
+      throw new IllegalStateException("beginFpdu while an FPDU with a ULPDU of " + ulpduLength
+          + " octets is still open (" + payloadAdded + " of " + payloadExpected
+          + " payload octets added): call endFpdu first");
+    }
+    if (headerLength < 0 || payloadLength < 0
+        || (long) headerLength + payloadLength > maxUlpduLength) {
+      throw new IllegalArgumentException("ULPDU of " + ((long) headerLength + payloadLength)
+          + " octets (header " + headerLength + " + payload " + payloadLength
+          + ") is outside 0.." + maxUlpduLength + " (MULPDU)");
+    }
+  }
+
   /** Without Markers: ULPDU_Length and header go into the batch (the header is given back). */
   private void beginInBatch(ByteBuf header, int headerLength, int payloadLength) {
-    inline = payloadLength <= INLINE_THRESHOLD;
-    int room = FpduHeader.ULPDU_LENGTH_SIZE + headerLength + (inline ? payloadLength : 0)
-        + MAX_PAD + FpduHeader.CRC_SIZE;
+    ByteBuf out;
     try {
-      ByteBuf out = batch.reserve(room);
-      out.writeShort(ulpduLength);
+      out = openInBatch(headerLength, payloadLength);
       out.writeBytes(header, header.readerIndex(), headerLength);
-      if (crcOn) {
-        crc.reset();
-        crc.update(ulpduLength >>> 8);
-        crc.update(ulpduLength);
-        Crc32c.update(crc, header, header.readerIndex(), headerLength, crcScratch);
-      }
     } finally {
       header.release();
     }
+    headerWritten(out, out.writerIndex() - headerLength, headerLength);
+  }
+
+  /**
+   * Reserves the whole FPDU in the batch (all of it, or up to the payload when the payload goes
+   * zero-copy) and writes ULPDU_Length; the header goes next.
+   */
+  private ByteBuf openInBatch(int headerLength, int payloadLength) {
+    inline = payloadLength <= INLINE_THRESHOLD;
+    int room = FpduHeader.ULPDU_LENGTH_SIZE + headerLength + (inline ? payloadLength : 0)
+        + MAX_PAD + FpduHeader.CRC_SIZE;
+    ByteBuf out = batch.reserve(room);
+    out.writeShort(ulpduLength);
+    if (crcOn) {
+      crc.reset();
+      crc.update(ulpduLength >>> 8);
+      crc.update(ulpduLength);
+    }
     lengthFieldPosition = position;
-    position += FpduHeader.ULPDU_LENGTH_SIZE + headerLength;
+    position += FpduHeader.ULPDU_LENGTH_SIZE;
+    return out;
+  }
+
+  /** The header is in the batch at {@code index}: covers it with the CRC. */
+  private void headerWritten(ByteBuf out, int index, int headerLength) {
+    if (crcOn) {
+      Crc32c.update(crc, out, index, headerLength, crcScratch);
+    }
+    position += headerLength;
     if (!inline) {
       batch.writePending(); // the zero-copy payload follows in buffers of its own
     }
+  }
+
+  /** Accounts for a header written in place, before the FPDU goes on (no-op otherwise). */
+  private void takeHeaderInPlace() {
+    ByteBuf out = headerInPlace;
+    if (out == null) {
+      return;
+    }
+    headerInPlace = null;
+    int written = out.writerIndex() - headerInPlaceIndex;
+    if (written != headerInPlaceLength) {
+      open = false;
+      throw new IllegalStateException(written + " header octets were written in place, not the "
+          + headerInPlaceLength + " announced in beginFpduInPlace");
+    }
+    headerWritten(out, headerInPlaceIndex, headerInPlaceLength);
   }
 
   /**
@@ -291,6 +366,7 @@ public final class FpduFramer {
    * @throws IllegalStateException as {@link #addPayload(ByteBuf)}
    */
   public void addPayload(ByteBuf source, int index, int length) {
+    takeHeaderInPlace();
     if (open && inline && batch != null) {
       if (length > payloadExpected - payloadAdded) {
         throw new IllegalStateException("payload piece of " + length + " octets would make "
@@ -324,6 +400,12 @@ public final class FpduFramer {
    */
   public void addPayload(ByteBuf piece) {
     Objects.requireNonNull(piece, "piece");
+    try {
+      takeHeaderInPlace();
+    } catch (RuntimeException e) {
+      piece.release();
+      throw e;
+    }
     if (!open) {
       piece.release();
       throw new IllegalStateException("addPayload without an open FPDU: call beginFpdu first");
@@ -358,6 +440,7 @@ public final class FpduFramer {
    *     announced (the FPDU stays open so the rest can still be added)
    */
   public void endFpdu() {
+    takeHeaderInPlace();
     if (!open) {
       throw new IllegalStateException("endFpdu without an open FPDU: call beginFpdu first");
     }
