@@ -306,6 +306,13 @@ public final class MpscSlotRing<T> {
     if (limit < 1) {
       throw new IllegalArgumentException("drain limit " + limit + " is less than 1");
     }
+    if (drainState.getVolatile() == IDLE && !nextIsPublished()) {
+      // Idle and empty: nothing to do and no state to change (a producer publishing now sees
+      // IDLE and schedules a drain). Lets the loop look at an empty ring before every read
+      // batch for two volatile reads. A scheduled drain always runs the full path below, which
+      // is what sets the state back to IDLE.
+      return 0;
+    }
     beginDrain();
     int visited = 0;
     boolean completed = false;

@@ -330,4 +330,19 @@ class MpscSlotRingTest {
       return item;
     });
   }
+
+  @Test
+  void drainingAnIdleEmptyRingChangesNothing() {
+    MpscSlotRing<Item> ring = ring(4);
+    for (int i = 0; i < 3; i++) {
+      assertEquals(0, ring.drain(record), "an idle, empty ring");
+    }
+    assertEquals(0, wakes.count);
+    post(ring, 1);
+    assertEquals(1, wakes.count, "still idle: the first publish wakes the consumer");
+    post(ring, 2);
+    assertEquals(1, wakes.count, "a drain is scheduled: no second wake-up");
+    assertEquals(2, ring.drain(record));
+    assertEquals(List.of(1L, 2L), seen);
+  }
 }
