@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * {@link UntaggedDispatcher} validates U1-U6, asks the upper layer whether to place the segment
  * ({@link DdpStreamListener#acceptUntagged}: RDMAP refuses a bad version or opcode there, before
  * anything is placed) and places into the queue's posted buffer: one the upper layer posted
- * ({@link #enableReceiveQueue}), or the stream's own buffer of a control queue
+ * ({@link #enableReceiveQueue}; it hands over what it has once per socket read, in
+ * {@link DdpStreamListener#beforeReadBatch}, before the read's segments are validated), or the stream's own buffer of a control queue
  * ({@link #enableControlQueue}); {@link UntaggedDelivery} hands each message up.
  *
  * <h2>Errors</h2>
@@ -358,6 +359,18 @@ public final class DdpStream implements UlpduListener {
       tagged.onSegment(segment, control, length);
     } else {
       dispatcher.onSegment(segment);
+    }
+  }
+
+  /**
+   * A read from the socket is about to be decoded: the upper layer hands over the receive
+   * buffers posted so far ({@link DdpStreamListener#beforeReadBatch}), once, before any of its
+   * segments is validated. Event loop only (MPA calls it).
+   */
+  @Override
+  public void beforeReadBatch(ChannelHandlerContext ctx) {
+    if (!erroneous) {
+      listener.beforeReadBatch();
     }
   }
 

@@ -57,11 +57,6 @@ final class UntaggedDelivery implements UntaggedReceiveListener {
   }
 
   @Override
-  public void replenish(int qn) {
-    stream.listener().replenishUntagged(qn);
-  }
-
-  @Override
   public boolean placesPayload(int qn, Ulpdu segment) {
     return stream.listener().placesUntaggedPayload(qn, UntaggedHeader.rsvdUlp(segment));
   }

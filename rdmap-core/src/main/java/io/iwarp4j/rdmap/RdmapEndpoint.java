@@ -839,8 +839,8 @@ public final class RdmapEndpoint {
     return stags;
   }
 
-  /** A Send found no posted receive buffer: let the owner hand over what it already accepted. */
-  void receiveBuffersNeeded() {
-    listener.onReceiveBuffersNeeded();
+  /** A socket read is about to be decoded: let the owner hand over the receives it accepted. */
+  void beforeReadBatch() {
+    listener.beforeReadBatch();
   }
 }

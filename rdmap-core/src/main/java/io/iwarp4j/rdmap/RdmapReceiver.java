@@ -94,10 +94,8 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
-  public void replenishUntagged(int qn) {
-    if (qn == 0) {
-      endpoint.receiveBuffersNeeded();
-    }
+  public void beforeReadBatch() {
+    endpoint.beforeReadBatch();
   }
 
   @Override
