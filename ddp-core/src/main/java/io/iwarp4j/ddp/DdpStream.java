@@ -1,8 +1,6 @@
 package io.iwarp4j.ddp;
 
-import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
-import io.iwarp4j.ddp.mem.StagCheck;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
@@ -10,21 +8,15 @@ import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.RtrType;
 import io.iwarp4j.mpa.SmallBufferRing;
-import io.iwarp4j.mpa.TerminateClose;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
 import io.iwarp4j.wire.DdpControl;
 import io.iwarp4j.wire.OpcodeTable;
-import io.iwarp4j.wire.RdmapControl;
-import io.iwarp4j.wire.TaggedHeader;
-import io.iwarp4j.wire.TerminateMessage;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,41 +33,20 @@ import org.slf4j.LoggerFactory;
  * before the queues exist.
  *
  * <h2>Receive, tagged (T=1)</h2>
- * In this order, all before anything of the segment is placed:
- * <ol>
- *   <li>DV = 1, else {@link DdpError#TAGGED_INVALID_DDP_VERSION} (0x04), on every segment;
- *   <li>a whole 14-octet header, else {@link DdpError#LOCAL_CATASTROPHIC} (no DDP code fits);
- *   <li>the upper layer's own checks ({@link DdpStreamListener#acceptTagged}); then the access
- *       right placement needs, from the opcode's row of {@link OpcodeTable}: {@code REMOTE_WRITE}
- *       for an RDMA Write, {@code LOCAL_WRITE} for a Read Response. An upper layer that accepts
- *       an opcode the table does not let travel tagged has a bug: the stream stops and throws
- *       {@link IllegalStateException};
- *   <li>for a non-zero payload only (RFC 5041 §5.2: a zero-length segment's STag and TO are not
- *       checked), {@link StagTable#checkAndPlace}: STag valid (0x00), associated with this
- *       stream's Protection Domain (0x02), access right (no DDP code: reported as 0x00, see
- *       {@link DdpError#forStagCheck}), TO wrap (0x03), base and bounds (0x01); then the payload
- *       is copied once, piece by piece, from the socket buffers MPA verified into the region.
- * </ol>
- * TO wrap is checked before bounds ({@link StagCheck} explains why: the other order would make
- * 0x03 unreachable). On L=1 the message is delivered with
- * {@link DdpStreamListener#onTaggedMessage}: its length is the payload octets of all segments
- * with its STag since the previous L=1 segment of that STag, its TO the first segment's. Up to
- * {@link #MAX_TAGGED_IN_PROGRESS} tagged messages (distinct STags) may be in progress at once; a
- * peer that interleaves more is reported as {@link DdpError#LOCAL_CATASTROPHIC}.
+ * {@link TaggedReceiver} checks DV, the header, the upper layer's verdict
+ * ({@link DdpStreamListener#acceptTagged}), the access the opcode's row of {@link OpcodeTable}
+ * needs and then the STag, PD, TO and bounds ({@link StagTable#checkAndPlace}), all before
+ * anything is placed, and delivers each message on its L=1 segment
+ * ({@link DdpStreamListener#onTaggedMessage}). Up to {@link #MAX_TAGGED_IN_PROGRESS} tagged
+ * messages (distinct STags) may be in progress at once.
  *
  * <h2>Receive, untagged (T=0)</h2>
  * {@link UntaggedDispatcher} validates U1-U6, asks the upper layer whether to place the segment
  * ({@link DdpStreamListener#acceptUntagged}: RDMAP refuses a bad version or opcode there, before
- * anything is placed) and places into the queue's posted buffer. Queues
- * come in two kinds: {@link #enableReceiveQueue} for buffers the upper layer posts (QN 0, the
- * verbs receive queue; each buffer a small scatter list), delivered with
- * {@link DdpStreamListener#onUntaggedMessage}; {@link #enableControlQueue} for messages of a
- * bounded size (QN 1 Read/Atomic Requests, QN 2 Terminate, QN 3 Atomic Responses) that land in
- * one preallocated buffer of the stream, handed up with
- * {@link DdpStreamListener#onControlMessage} and reposted right after the call. One buffer is
- * enough: over TCP a queue's next message cannot start before the previous one's L=1 segment,
- * which delivers it; how many requests a peer may have outstanding is the upper layer's rule
- * (IRD), not a DDP buffer count.
+ * anything is placed) and places into the queue's posted buffer: one the upper layer posted
+ * ({@link #enableReceiveQueue}; it hands over what it has once per socket read, in
+ * {@link DdpStreamListener#beforeReadBatch}, before the read's segments are validated), or the stream's own buffer of a control queue
+ * ({@link #enableControlQueue}); {@link UntaggedDelivery} hands each message up.
  *
  * <h2>Errors</h2>
  * The first error, tagged or untagged, stops placement at once: the stream is marked erroneous,
@@ -125,28 +96,21 @@ public final class DdpStream implements UlpduListener {
   /** Null when built from an {@link MpaConnection}. */
   private final FpduDeframer deframer;
   private final ProtectionDomain pd;
-  private final StagTable stags;
   /** Null until set, by the constructor or {@link #setListener}; set before {@link #start()}. */
   private DdpStreamListener listener;
   private final DdpSegmenter segmenter;
+  private final StreamTeardown teardown;
   private final UntaggedDispatcher dispatcher;
-  private final TaggedMessages tagged = new TaggedMessages(MAX_TAGGED_IN_PROGRESS);
-  /** The stream's own buffer of each control queue, or null. */
-  private final ByteBuf[] controlBuffers = new ByteBuf[UntaggedDispatcher.QUEUE_COUNT];
+  private final TaggedReceiver tagged;
+  private final UntaggedDelivery untagged = new UntaggedDelivery(this);
   /** The receive queue whose MSN 1 an RTR consumed, or -1. */
   private final int rtrReceiveQueue;
 
-  /** The first error's DDP header, for the Terminate. */
-  private final ByteBuf offendingHeader = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH]);
-  private int offendingSegmentLength;
-  private DdpError error;
+  /** The first error and its DDP header, for the Terminate. */
+  private final OffendingSegment offending = new OffendingSegment();
 
   private boolean started;
   private boolean erroneous;
-  private boolean terminateSent;
-  /** The octets after the DDP header of the Terminate this stream sent; 0 while none was. */
-  private int sentTerminateLength;
-  private boolean closed;
 
   /**
    * A stream over an established MPA connection.
@@ -191,12 +155,13 @@ public final class DdpStream implements UlpduListener {
     this.deframer = deframer;
     this.connection = connection;
     this.pd = Objects.requireNonNull(pd, "pd");
-    this.stags = pd.table();
     this.listener = listener;
     checkInEventLoop("creating a DdpStream");
     this.segmenter = new DdpSegmenter(new FramerSegmentWriter(framer), channel.alloc(),
         new SmallBufferRing(channel, HEADER_CAPACITY, HEADER_SLOTS));
-    this.dispatcher = new UntaggedDispatcher(new UntaggedEvents());
+    this.dispatcher = new UntaggedDispatcher(untagged);
+    this.tagged = new TaggedReceiver(this, pd, MAX_TAGGED_IN_PROGRESS);
+    this.teardown = new StreamTeardown(channel, framer, segmenter, this::sendEnabled);
     int rtrQueue = rtrQueue(rtr);
     if (rtrQueue >= 0 && initiator) {
       segmenter.startAtMsn2(rtrQueue);
@@ -280,10 +245,7 @@ public final class DdpStream implements UlpduListener {
       throw new IllegalArgumentException("control message length " + maxMessageLength
           + " is negative");
     }
-    ByteBuf buffer = Unpooled.wrappedBuffer(new byte[maxMessageLength]).clear();
-    UntaggedReceiveQueue q = enableReceiveQueue(qn, 1, 1);
-    q.post(buffer, 0, maxMessageLength, qn);
-    controlBuffers[qn] = buffer;
+    untagged.makeControlQueue(qn, enableReceiveQueue(qn, 1, 1), maxMessageLength);
   }
 
   /**
@@ -335,7 +297,7 @@ public final class DdpStream implements UlpduListener {
    * @return the DDP error this stream reported, or null (none, or the error came from MPA or above)
    */
   public DdpError error() {
-    return error;
+    return offending.error();
   }
 
   /**
@@ -394,90 +356,26 @@ public final class DdpStream implements UlpduListener {
     }
     int control = DdpControl.get(segment);
     if (DdpControl.isTagged(control)) {
-      onTagged(segment, control, length);
+      tagged.onSegment(segment, control, length);
     } else {
       dispatcher.onSegment(segment);
     }
   }
 
-  private void onTagged(Ulpdu segment, int control, int length) {
-    int headerLength = Math.min(length, TaggedHeader.LENGTH);
-    if (DdpControl.version(control) != DdpControl.VERSION) {
-      fail(DdpError.TAGGED_INVALID_DDP_VERSION, segment, headerLength);
-      return;
+  /**
+   * A read from the socket is about to be decoded: the upper layer hands over the receive
+   * buffers posted so far ({@link DdpStreamListener#beforeReadBatch}), once, before any of its
+   * segments is validated. Event loop only (MPA calls it).
+   */
+  @Override
+  public void beforeReadBatch(ChannelHandlerContext ctx) {
+    if (!erroneous) {
+      listener.beforeReadBatch();
     }
-    if (length < TaggedHeader.LENGTH) {
-      fail(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
-      return;
-    }
-    int rsvdUlp = TaggedHeader.rsvdUlp(segment);
-    int stag = TaggedHeader.stag(segment);
-    long to = TaggedHeader.taggedOffset(segment);
-    int payload = length - TaggedHeader.LENGTH;
-    boolean last = DdpControl.isLast(control);
-    if (!listener.acceptTagged(rsvdUlp, segment)) {
-      if (log.isDebugEnabled()) {
-        log.debug("{} tagged segment with RsvdULP 0x{} rejected by the upper layer", channel,
-            Integer.toHexString(rsvdUlp));
-      }
-      markErroneous();
-      return;
-    }
-    int opcode = RdmapControl.opcode(rsvdUlp);
-    if (!OpcodeTable.validTagged(opcode)) {
-      // Placement by an opcode with no tagged row would write memory no rule names a right
-      // for: an upper-layer bug, stopped before it opens regions to the peer.
-      markErroneous();
-      throw new IllegalStateException("the upper layer accepted a tagged segment with opcode 0x"
-          + Integer.toHexString(opcode) + ", which may not travel tagged; the stream stopped"
-          + " placing");
-    }
-    int access = OpcodeTable.has(opcode, OpcodeTable.SINK_REMOTE_WRITE)
-        ? AccessFlags.REMOTE_WRITE : AccessFlags.LOCAL_WRITE;
-    int slot = tagged.find(stag);
-    if (slot < 0 && !last) {
-      slot = tagged.open(stag, to);
-      if (slot < 0) {
-        // A resource limit of ours, not a field the peer got wrong.
-        fail(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
-        return;
-      }
-    }
-    if (payload > 0) {
-      StagCheck check = stags.checkAndPlace(stag, to, segment, TaggedHeader.LENGTH, payload,
-          access, pd);
-      if (check != StagCheck.OK) {
-        if (check == StagCheck.INVALID_STAG && access == AccessFlags.LOCAL_WRITE) {
-          // Our own sink (a Read's), checked when it was issued: deregistered since.
-          localMemoryGone(-1, 0, segment, headerLength);
-          return;
-        }
-        fail(DdpError.forStagCheck(check), segment, headerLength);
-        return;
-      }
-    }
-    if (!last) {
-      tagged.add(slot, payload);
-      return;
-    }
-    long messageTo = to;
-    long messageLength = payload;
-    if (slot >= 0) {
-      tagged.add(slot, payload);
-      messageTo = tagged.startTo(slot);
-      messageLength = tagged.length(slot);
-      tagged.close(slot);
-    }
-    if (log.isDebugEnabled()) {
-      log.debug("{} tagged message delivered: rsvdUlp=0x{} stag=0x{} to=0x{} length={}", channel,
-          Integer.toHexString(rsvdUlp), Integer.toHexString(stag), Long.toHexString(messageTo),
-          messageLength);
-    }
-    listener.onTaggedMessage(rsvdUlp, stag, messageTo, messageLength);
   }
 
   /** Local memory was deregistered under a segment: stop placement, tell the upper layer. */
-  private void localMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
+  void localMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
     record(DdpError.LOCAL_CATASTROPHIC, segment, headerLength);
     if (log.isDebugEnabled()) {
       log.debug("{} local memory deregistered under a {}-octet segment (QN {}); placement"
@@ -487,7 +385,7 @@ public final class DdpStream implements UlpduListener {
   }
 
   /** The first error: stop placement, keep what the Terminate echoes, tell the upper layer. */
-  private void fail(DdpError e, Ulpdu segment, int headerLength) {
+  void fail(DdpError e, Ulpdu segment, int headerLength) {
     record(e, segment, headerLength);
     if (log.isDebugEnabled()) {
       log.debug("{} DDP error {} (1/{}/0x{}) on a {}-octet segment; placement stopped", channel,
@@ -498,11 +396,12 @@ public final class DdpStream implements UlpduListener {
 
   private void record(DdpError e, Ulpdu segment, int headerLength) {
     markErroneous();
-    error = e;
-    offendingHeader.clear();
-    segment.getBytes(0, offendingHeader, 0, headerLength);
-    offendingHeader.writerIndex(headerLength);
-    offendingSegmentLength = segment.length();
+    offending.record(e, segment, headerLength);
+  }
+
+  /** The upper layer: fixed once started. */
+  DdpStreamListener listener() {
+    return listener;
   }
 
   /** MPA's error: nothing more arrives; pass it up. */
@@ -518,57 +417,6 @@ public final class DdpStream implements UlpduListener {
   public void onInputClosed(ChannelHandlerContext ctx) {
     log.debug("{} the peer closed its sending half", channel);
     listener.onInputClosed();
-  }
-
-  /** The untagged path's deliveries and errors, routed to the upper layer. */
-  private final class UntaggedEvents implements UntaggedReceiveListener {
-    @Override
-    public void onUntaggedMessage(int qn, int msn, int length, long rsvdUlp, long bufferId) {
-      ByteBuf own = controlBuffers[qn];
-      if (own == null) {
-        listener.onUntaggedMessage(qn, msn, rsvdUlp, length, bufferId);
-        return;
-      }
-      own.setIndex(0, length);
-      try {
-        listener.onControlMessage(qn, msn, rsvdUlp, own);
-      } finally {
-        own.clear();
-        dispatcher.queue(qn).post(own, 0, own.capacity(), qn);
-      }
-    }
-
-    @Override
-    public void replenish(int qn) {
-      listener.replenishUntagged(qn);
-    }
-
-    @Override
-    public boolean placesPayload(int qn, Ulpdu segment) {
-      return listener.placesUntaggedPayload(qn, UntaggedHeader.rsvdUlp(segment));
-    }
-
-    @Override
-    public boolean acceptSegment(int qn, Ulpdu segment) {
-      if (listener.acceptUntagged(qn, UntaggedHeader.rsvdUlp(segment), segment)) {
-        return true;
-      }
-      if (log.isDebugEnabled()) {
-        log.debug("{} untagged segment on QN {} rejected by the upper layer", channel, qn);
-      }
-      markErroneous();
-      return false;
-    }
-
-    @Override
-    public void onUntaggedError(DdpError e, Ulpdu segment, int headerLength) {
-      fail(e, segment, headerLength);
-    }
-
-    @Override
-    public void onLocalMemoryGone(int qn, long bufferId, Ulpdu segment, int headerLength) {
-      localMemoryGone(qn, bufferId, segment, headerLength);
-    }
   }
 
   // ---- send ----
@@ -634,19 +482,7 @@ public final class DdpStream implements UlpduListener {
 
   private void checkCanSend() {
     checkInEventLoop("sending");
-    if (terminateSent) {
-      throw new IllegalStateException("a Terminate was sent on this stream: nothing may follow it"
-          + " (RFC 5040 §5.4)");
-    }
-    if (closed) {
-      throw new IllegalStateException("the DDP stream is closed (RFC 5041 §6.2.1: transfers"
-          + " after teardown fail)");
-    }
-    if (!sendEnabled()) {
-      throw new IllegalStateException("this MPA Responder may not send before the Initiator's"
-          + " first FPDU arrived (RFC 5044 §7.1.2 rule 4); wait for"
-          + " MpaConnection.sendEnabledFuture()");
-    }
+    teardown.checkCanSend();
   }
 
   // ---- teardown ----
@@ -658,7 +494,7 @@ public final class DdpStream implements UlpduListener {
    * @return the length, or 0 while no Terminate was sent
    */
   public int sentTerminateLength() {
-    return sentTerminateLength;
+    return teardown.sentTerminateLength();
   }
 
   /**
@@ -671,15 +507,12 @@ public final class DdpStream implements UlpduListener {
    */
   public ChannelFuture terminateForError() {
     checkInEventLoop("terminateForError");
+    DdpError error = offending.error();
     if (error == null) {
       throw new IllegalStateException("no DDP error was reported on this stream");
     }
-    int full = offendingHeader.readableBytes() > 0
-        && DdpControl.isTagged(offendingHeader.getUnsignedByte(0))
-        ? TaggedHeader.LENGTH : UntaggedHeader.LENGTH;
-    boolean withHeader = offendingHeader.readableBytes() == full;
-    return terminate(DdpError.LAYER, error.errorType(), error.code(),
-        withHeader ? offendingHeader : null, offendingSegmentLength, null);
+    return terminate(DdpError.LAYER, error.errorType(), error.code(), offending.echoedHeader(),
+        offending.segmentLength(), null);
   }
 
   /**
@@ -705,46 +538,8 @@ public final class DdpStream implements UlpduListener {
     if (rdmaHeader != null && ddpHeader == null) {
       throw new IllegalArgumentException("a terminated RDMA header needs the DDP header too");
     }
-    ChannelPromise closePromise = channel.newPromise();
-    if (terminateSent || closed || !channel.isActive() || !sendEnabled()) {
-      log.debug("{} closing without a Terminate (sent={}, closed={}, sendEnabled={})", channel,
-          terminateSent, closed, sendEnabled());
-      closed = true;
-      channel.close(closePromise);
-      return closePromise;
-    }
-    ByteBuf message = Unpooled.buffer(TerminateMessage.MAX_LENGTH);
-    try {
-      int msn = segmenter.nextMsn(OpcodeTable.TERMINATE_QN);
-      if (ddpHeader == null) {
-        TerminateMessage.write(message, msn, layer, errorType, errorCode);
-      } else {
-        TerminateMessage.write(message, msn, layer, errorType, errorCode, true, ddpSegmentLength,
-            ddpHeader, rdmaHeader);
-      }
-      // TerminateMessage wrote the whole ULPDU; the segmenter writes the same DDP header with
-      // the queue's MSN (consuming it) and takes the rest as the RDMAP header.
-      long rsvdUlp = UntaggedHeader.rsvdUlp(message, 0);
-      ByteBuf rest = message.slice(UntaggedHeader.LENGTH,
-          message.readableBytes() - UntaggedHeader.LENGTH);
-      terminateSent = true;
-      segmenter.sendUntagged(rsvdUlp, OpcodeTable.TERMINATE_QN, rest, null);
-      sentTerminateLength = rest.readableBytes();
-    } catch (RuntimeException e) {
-      closed = true;
-      channel.close();
-      throw e;
-    } finally {
-      message.release();
-    }
-    log.debug("{} sent Terminate {}/{}/0x{}; closing", channel, layer, errorType,
-        Integer.toHexString(errorCode));
-    closed = true;
-    framer.flush();
-    // Closes once everything before has left, after draining the peer's input so that our
-    // close is a FIN, not a RST that would destroy the Terminate in flight.
-    TerminateClose.closeAfterWrites(channel, closePromise);
-    return closePromise;
+    return teardown.terminate(layer, errorType, errorCode, ddpHeader, ddpSegmentLength,
+        rdmaHeader);
   }
 
   /**
@@ -755,9 +550,7 @@ public final class DdpStream implements UlpduListener {
    */
   public ChannelFuture close() {
     checkInEventLoop("close");
-    closed = true;
-    framer.flush();
-    return channel.close();
+    return teardown.close();
   }
 
   private void checkInEventLoop(String what) {

@@ -126,13 +126,14 @@ public interface DdpStreamListener {
   void onInputClosed();
 
   /**
-   * A new untagged message on {@code qn} found no posted buffer; the upper layer may post
-   * buffers it has already accepted (a verbs receive posted on another thread and not yet handed
-   * to this event loop) before the stream reports "no buffer available". Must not block.
-   *
-   * @param qn the queue
+   * A batch of segments read from the socket is about to be validated: the upper layer hands
+   * down now, with {@link UntaggedReceiveQueue#post}, the receive buffers it has accepted and not
+   * yet posted (a verbs receive posted on another thread and not yet handed to this event
+   * loop). Called once per read, before its first segment, and never from inside validation:
+   * a Send that finds no posted buffer is then "no buffer available" (RFC 5041 §7.1, U2), with no
+   * call back up. Not called once the stream is erroneous. Must not block.
    */
-  default void replenishUntagged(int qn) {
+  default void beforeReadBatch() {
   }
 
   /**

@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  *   <li>U1, QN: the queue must have been enabled by the upper layer, else 0x01.
  *   <li>U3, MSN range: the MSN must be the queue's expected MSN (the message in progress's, or
  *       the next one's), else 0x03.
- *   <li>U2, buffer: a new message needs a posted buffer, else 0x02.
+ *   <li>U2, buffer: a new message needs a posted buffer, else 0x02. Only the queue is consulted:
+ *       the upper layer posts what it has before each read batch
+ *       ({@link DdpStreamListener#beforeReadBatch}), never from inside this check.
  *   <li>U4, MO: the MO must equal the octets already received for the message, else 0x04.
  *   <li>U5, length: MO + payload length must fit in the buffer, else 0x05.
  * </ol>
@@ -165,12 +167,8 @@ public final class UntaggedDispatcher {
     int msn = UntaggedHeader.msn(segment);
     // A payload the upper layer takes itself (Immediate Data) consumes a buffer but fills none.
     int payloadLength = listener.placesPayload(qn, segment) ? length - UntaggedHeader.LENGTH : 0;
+    // Only the queue as it is: buffers posted elsewhere were handed over before the read batch.
     DdpError error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
-    if (error == DdpError.INVALID_MSN_NO_BUFFER) {
-      // Buffers the upper layer accepted may still be on their way to this loop: ask once.
-      listener.replenish(qn);
-      error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
-    }
     if (error != null) {
       fail(error, segment, headerLength);
       return;

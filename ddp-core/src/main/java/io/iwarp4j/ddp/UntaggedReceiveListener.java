@@ -67,16 +67,6 @@ public interface UntaggedReceiveListener {
   }
 
   /**
-   * A new message on {@code qn} found no posted buffer. Called once before that is reported as
-   * "no buffer available", so an upper layer that has accepted buffers it has not handed down yet
-   * can post them now; the check is then repeated.
-   *
-   * @param qn the queue
-   */
-  default void replenish(int qn) {
-  }
-
-  /**
    * The posted buffer {@code bufferId} of queue {@code qn} could not take the segment: its
    * registered memory was deregistered after it was posted (see
    * {@link UntaggedReceiveQueue#place}). A local error, not the peer's; the dispatcher dropped the

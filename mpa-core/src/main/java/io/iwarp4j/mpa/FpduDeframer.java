@@ -38,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * this); later octets of that FPDU append to the same buffer, so each octet is copied at most
  * once. That copy happens only in this pathological case.
  *
+ * <h2>Read batches</h2>
+ * Each read ({@code channelRead}) first calls {@link UlpduListener#beforeReadBatch} once, then
+ * hands up the ULPDUs it completes.
+ *
  * <h2>Errors and end of input</h2>
  * After the first error the listener gets {@link UlpduListener#onMpaError} once; nothing more is
  * delivered and all further input is released unread (RFC 5044 §8). A FIN
@@ -196,6 +200,8 @@ public final class FpduDeframer extends ChannelInboundHandlerAdapter {
         return;
       }
       currentBacksFpdu = false;
+      // Once per read, before any segment of it: the upper layer takes in what was posted.
+      listener.beforeReadBatch(ctx);
       decode(ctx, in);
       if (currentBacksFpdu && !failed && !removed) {
         hold(ctx, in);

@@ -218,6 +218,10 @@ public final class MpaConnection {
       deframer.setListener(l);
       return;
     }
+    if (backlog != null && !backlog.isEmpty()) {
+      // The backlog is replayed as one read batch.
+      l.beforeReadBatch(lastCtx);
+    }
     if (backlog != null) {
       Ulpdu view = new Ulpdu(1);
       ByteBuf b;
@@ -297,6 +301,13 @@ public final class MpaConnection {
       }
       listener.onUlpdu(c, ulpdu);
       goDirectIfPossible();
+    }
+
+    @Override
+    public void beforeReadBatch(ChannelHandlerContext c) {
+      if (listener != null) {
+        listener.beforeReadBatch(c);
+      }
     }
 
     @Override

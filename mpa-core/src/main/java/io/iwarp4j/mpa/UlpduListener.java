@@ -18,6 +18,18 @@ public interface UlpduListener {
   void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu);
 
   /**
+   * Called once for each read from the socket, before any ULPDU of it is handed up (and before a
+   * backlog of ULPDUs kept for a late listener is replayed): the upper layer's one chance per
+   * batch to take in what other threads handed it since the last batch (DDP: receive buffers the
+   * application posted), so that validating the batch's segments only consults local state and
+   * never calls out. Must not block; runs even when the read completes no ULPDU.
+   *
+   * @param ctx the channel handler context
+   */
+  default void beforeReadBatch(ChannelHandlerContext ctx) {
+  }
+
+  /**
    * MPA detected an error on the receive stream (CRC mismatch 0x02, Marker mismatch 0x03,
    * a FIN in the middle of an FPDU or a lost connection 0x01). No further ULPDU is delivered
    * on this stream (RFC 5044 §8). The listener decides whether to send a Terminate.

@@ -437,6 +437,28 @@ class MpaHandshakeTest {
   }
 
   @Test
+  void theKeptUlpdusAreReplayedAsOneReadBatchHookFirst() {
+    MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.defaults());
+    MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
+    try (StartupPair pair = StartupPair.of(ih, rh).shuttle()) {
+      MpaConnection ic = ih.handshakeFuture().getNow();
+      MpaConnection rc = rh.handshakeFuture().getNow();
+      RecordingUlpduListener.send(ic, HELLO);
+      RecordingUlpduListener.send(ic, HELLO2);
+      pair.shuttle();
+      RecordingUlpduListener rl = new RecordingUlpduListener();
+      rc.setListener(rl);
+      assertEquals(List.of("batch", "ulpdu", "ulpdu"), rl.calls,
+          "the hook once, before the kept ULPDUs");
+      RecordingUlpduListener.send(ic, HELLO);
+      RecordingUlpduListener.send(ic, HELLO2);
+      pair.shuttle();
+      assertEquals(List.of("batch", "ulpdu", "ulpdu", "batch", "ulpdu", "ulpdu"), rl.calls,
+          "then once per read, before its ULPDUs");
+    }
+  }
+
+  @Test
   void handshakeFutureAvailableBeforeTheHandlerIsAdded() {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.defaults());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);

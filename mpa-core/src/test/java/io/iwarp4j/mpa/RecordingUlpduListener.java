@@ -10,6 +10,8 @@ import java.util.List;
 /** Records copies of the ULPDUs, errors and end-of-input reports it gets. */
 final class RecordingUlpduListener implements UlpduListener {
   final List<String> ulpdus = new ArrayList<>();
+  /** "batch" for each {@link #beforeReadBatch}, "ulpdu" for each ULPDU, in order. */
+  final List<String> calls = new ArrayList<>();
   final List<MpaException> errors = new ArrayList<>();
   int inputClosed;
 
@@ -19,7 +21,13 @@ final class RecordingUlpduListener implements UlpduListener {
   }
 
   @Override
+  public void beforeReadBatch(ChannelHandlerContext ctx) {
+    calls.add("batch");
+  }
+
+  @Override
   public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
+    calls.add("ulpdu");
     byte[] b = new byte[ulpdu.length()];
     ulpdu.getBytes(0, b, 0, b.length);
     ulpdus.add(Hex.toHex(b));

@@ -103,12 +103,13 @@ public interface RdmapEndpointListener {
   void onDisconnected(boolean graceful);
 
   /**
-   * A Send arrived and no receive buffer is posted. The owner should post, right now and on this
-   * thread, any receive it has already accepted but not yet handed over with
-   * {@link RdmapEndpoint#postReceive}; if none is posted by the time this returns, the Send is
-   * a protocol error (Terminate "no buffer available").
+   * A read from the socket is about to be decoded (once per read, before any of its segments is
+   * validated). The owner should post, right now and on this thread, every receive it has
+   * already accepted but not yet handed over with {@link RdmapEndpoint#postReceive}: a Send in
+   * this batch that finds no posted buffer is a protocol error (Terminate "no buffer available"),
+   * and nobody asks again.
    */
-  default void onReceiveBuffersNeeded() {
+  default void beforeReadBatch() {
   }
 
   /**

@@ -99,10 +99,8 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
-  public void replenishUntagged(int qn) {
-    if (qn == 0) {
-      receiveBuffers.needed();
-    }
+  public void beforeReadBatch() {
+    receiveBuffers.beforeReadBatch();
   }
 
   @Override

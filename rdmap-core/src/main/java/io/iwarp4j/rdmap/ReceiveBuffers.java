@@ -62,9 +62,9 @@ final class ReceiveBuffers {
     listener.onImmediateData(bufferId, opcode, data);
   }
 
-  /** A Send found no posted receive buffer: let the owner hand over what it already accepted. */
-  void needed() {
-    listener.onReceiveBuffersNeeded();
+  /** A socket read is about to be decoded: let the owner hand over the receives it accepted. */
+  void beforeReadBatch() {
+    listener.beforeReadBatch();
   }
 
   /**

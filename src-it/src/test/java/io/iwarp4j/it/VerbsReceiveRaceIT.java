@@ -26,10 +26,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A receive posted with {@code QueuePair.postRecv}, which has returned, catches a Send the peer
  * posts afterwards. postRecv puts the receive in a ring and wakes the connection's event loop;
- * when the loop reads the Send before that wake-up ran, DDP first asks the queue pair to hand
- * over what its ring holds ({@code RdmapEndpointListener#onReceiveBuffersNeeded}) instead of
- * answering Terminate 1/2/0x02 (Invalid MSN - no buffer available). Before that hook this test
- * failed within the first few dozen iterations.
+ * the loop may read the Send before that wake-up ran. Before each socket read is decoded the
+ * queue pair hands over what its ring holds ({@code RdmapEndpointListener#beforeReadBatch}), so
+ * the Send finds the receive instead of being answered with Terminate 1/2/0x02 (Invalid MSN - no
+ * buffer available). Without such a hook this test failed within the first few dozen
+ * iterations.
  */
 @Timeout(60)
 class VerbsReceiveRaceIT {

@@ -38,9 +38,9 @@ final class QpEndpointEvents implements RdmapEndpointListener {
   }
 
   @Override
-  public void onReceiveBuffersNeeded() {
+  public void beforeReadBatch() {
     // A postRecv that returned before the peer's Send may still sit in the ring: the wake-up
-    // task has not run yet. Hand it over now, on this loop, before DDP says "no buffer".
+    // task has not run yet. Hand it over now, on this loop, before the read's Sends are checked.
     rq.drain();
     QpState s = qp.state();
     if (s == QpState.RTR || s == QpState.RTS) {

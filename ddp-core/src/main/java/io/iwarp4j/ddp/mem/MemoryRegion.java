@@ -7,10 +7,7 @@ import io.netty.buffer.Unpooled;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,27 +42,17 @@ import org.slf4j.LoggerFactory;
 public final class MemoryRegion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MemoryRegion.class);
 
-  /** No new remote access (placement) may start. */
-  private static final int INVALID = 1 << 31;
-  /** Deregistration has started: no new access of any kind may start. */
-  private static final int CLOSING = 1 << 30;
-  private static final int COUNT_MASK = CLOSING - 1;
+  private static final int INVALID = RegionLifetime.INVALID;
+  private static final int CLOSING = RegionLifetime.CLOSING;
 
-  private static final VarHandle STATE;
   private static final VarHandle RELEASED;
   private static final VarHandle PLACED_OCTETS;
-  private static final VarHandle SEND_OWNER;
-  /** Aligned 8-octet accesses in native byte order, atomic where the hardware is. */
-  private static final VarHandle LONGS =
-      MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
-      STATE = lookup.findVarHandle(MemoryRegion.class, "state", int.class);
       RELEASED = lookup.findVarHandle(MemoryRegion.class, "released", boolean.class);
       PLACED_OCTETS = lookup.findVarHandle(MemoryRegion.class, "placedOctets", long.class);
-      SEND_OWNER = lookup.findVarHandle(MemoryRegion.class, "sendOwner", Thread.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -82,30 +69,13 @@ public final class MemoryRegion implements AutoCloseable {
   private final boolean readOnly;
   /** Exactly the region's octets, index 0 = base TO. The region owns one reference. */
   private final ByteBuf memory;
-  /** The same octets for the VarHandle accessors. */
-  private final ByteBuffer nio;
-  /**
-   * Netty keeps one scratch NIO view per root buffer (internalNioBuffer: socket writes, CRC32C),
-   * so slices of one root must only ever be sent by one thread. The first thread that sends from
-   * this region owns {@link #ownerView} (slices of the region's own memory, recycled: no
-   * allocation); any other sending thread gets a root of its own over the same memory
-   * ({@link #threadViews}; its slices are allocated, the price of sharing a region between event
-   * loops).
-   */
-  @SuppressWarnings("unused")
-  private volatile Thread sendOwner;
-  private final ByteBuf ownerView;
-  /**
-   * Per other sending thread, a view over a root of its own that holds one reference to
-   * {@link #memory}: its retained slices keep the root, and so the memory, allocated until the
-   * transport released them, even past {@link #close()} (which drops the region's reference to
-   * each root). Null values never occur.
-   */
-  private final ConcurrentHashMap<Thread, ThreadView> threadViews = new ConcurrentHashMap<>(4);
+  /** The pin count and the INVALID and CLOSING bits. */
+  private final RegionLifetime lifetime = new RegionLifetime(this);
+  /** Per sending thread, the view its send-side slices come from. */
+  private final SendViews sendViews;
+  /** The 8-octet accesses (atomics, getLong/putLong). */
+  private final RegionAtomics atomics;
 
-  /** INVALID and CLOSING bits plus the number of pins held. */
-  @SuppressWarnings("unused")
-  private volatile int state;
   @SuppressWarnings("unused")
   private volatile boolean released;
   @SuppressWarnings("unused")
@@ -123,8 +93,9 @@ public final class MemoryRegion implements AutoCloseable {
     this.libraryAllocated = libraryAllocated;
     this.readOnly = readOnly;
     this.memory = memory;
-    this.nio = memory.nioBuffer(0, length);
-    this.ownerView = new SendView(memory);
+    ByteBuffer nio = memory.nioBuffer(0, length);
+    this.sendViews = new SendViews(this, memory, nio, readOnly);
+    this.atomics = new RegionAtomics(this, lifetime, nio, readOnly);
   }
 
   /**
@@ -197,7 +168,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @return true until the STag is invalidated (locally, remotely, or by {@link #close()})
    */
   public boolean isValid() {
-    return (state & INVALID) == 0;
+    return !lifetime.has(INVALID);
   }
 
   /**
@@ -263,7 +234,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @return false once the region is invalidated or closing; then nothing may be accessed
    */
   public boolean tryPin() {
-    return pin(INVALID | CLOSING);
+    return lifetime.pin(INVALID | CLOSING);
   }
 
   /**
@@ -273,30 +244,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException when no pin is held
    */
   public void unpin() {
-    for (;;) {
-      int s = state;
-      if ((s & COUNT_MASK) == 0) {
-        throw new IllegalStateException("unpin() without a matching successful tryPin() on " + this);
-      }
-      if (STATE.compareAndSet(this, s, s - 1)) {
-        return;
-      }
-    }
-  }
-
-  private boolean pin(int refusingBits) {
-    for (;;) {
-      int s = state;
-      if ((s & refusingBits) != 0) {
-        return false;
-      }
-      if ((s & COUNT_MASK) == COUNT_MASK) {
-        throw new IllegalStateException("too many pins on " + this);
-      }
-      if (STATE.compareAndSet(this, s, s + 1)) {
-        return true;
-      }
-    }
+    lifetime.unpin();
   }
 
   /**
@@ -313,7 +261,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IndexOutOfBoundsException when {@code [to, to + len)} is not inside the region
    */
   public void place(long to, Ulpdu src, int srcIndex, int len) {
-    if ((state & COUNT_MASK) == 0) {
+    if (!lifetime.pinned()) {
       throw new IllegalStateException("place() without a pin: call tryPin() first on " + this);
     }
     int offset = offsetOf(to, len);
@@ -347,7 +295,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException once the region is closing or closed
    */
   public ByteBuf buffer() {
-    if ((state & CLOSING) != 0) {
+    if (lifetime.has(CLOSING)) {
       throw new IllegalStateException("region is closed: " + this);
     }
     return Unpooled.unreleasableBuffer(memory.duplicate().setIndex(0, length));
@@ -369,21 +317,21 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IndexOutOfBoundsException when {@code [to, to + length)} is not inside the region
    */
   public ByteBuf retainedSlice(long to, int length) {
-    if ((state & COUNT_MASK) == 0) {
+    if (!lifetime.pinned()) {
       throw new IllegalStateException("retainedSlice() without a pin: call tryPin() first on "
           + this);
     }
     int offset = offsetOf(to, length);
     ByteBuf view = sendView();
     // The owner slices the memory itself: pooled slices are recycled, so nothing is allocated.
-    return view == ownerView ? memory.retainedSlice(offset, length)
+    return sendViews.isOwnerView(view) ? memory.retainedSlice(offset, length)
         : view.retainedSlice(offset, length);
   }
 
   /**
    * The view the calling thread must take send-side slices from (index 0 = base TO): the
    * region's own memory for the first thread that sends from it, a root of its own over the same
-   * memory for any other thread (see the {@code sendOwner} field). Releasing it, or anything
+   * memory for any other thread (see {@link SendViews}). Releasing it, or anything
    * derived from it, never releases the region's memory; its retained slices hold a reference
    * that keeps the memory allocated (also past {@link #close()}) until they are released.
    *
@@ -391,50 +339,15 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException once the region is closing or closed
    */
   public ByteBuf sendView() {
-    if ((state & CLOSING) != 0) {
+    if (lifetime.has(CLOSING)) {
       throw new IllegalStateException("region is closed: " + this);
     }
-    Thread t = Thread.currentThread();
-    Thread owner = sendOwner;
-    if (owner == t || (owner == null && SEND_OWNER.compareAndSet(this, null, t))) {
-      return ownerView;
-    }
-    ThreadView view = threadViews.get(t);
-    if (view == null) {
-      view = newThreadView();
-      ThreadView raced = threadViews.putIfAbsent(t, view);
-      if (raced != null) {
-        view.release();
-        view = raced;
-      } else if ((state & CLOSING) != 0 && threadViews.remove(t, view)) {
-        // close() ran meanwhile and may have missed this view: drop its reference here.
-        view.release();
-        throw new IllegalStateException("region is closed: " + this);
-      }
-    }
-    return view.view;
+    return sendViews.forCurrentThread();
   }
 
-  /**
-   * A root of the calling thread's own over the same memory (its own scratch NIO view), holding
-   * one reference to the memory so that slices of it keep the memory allocated. Read-only
-   * memory cannot be wrapped that way: its view is a plain wrapper whose slices hold no
-   * reference (see docs/architecture.md, "Memory lifetime").
-   */
-  private ThreadView newThreadView() {
-    if (readOnly) {
-      ByteBuf root = Unpooled.wrappedBuffer(nio.duplicate().clear());
-      return new ThreadView(root, Unpooled.unreleasableBuffer(root));
-    }
-    ByteBuf root = PrivateRoot.over(memory, 0, length);
-    return new ThreadView(root, new SendView(root));
-  }
-
-  /** A thread's send view and the root it slices, whose one reference the region holds. */
-  private record ThreadView(ByteBuf root, ByteBuf view) {
-    void release() {
-      root.release();
-    }
+  /** Whether deregistration has started (no new access of any kind may start). */
+  boolean isClosing() {
+    return lifetime.has(CLOSING);
   }
 
   /**
@@ -447,7 +360,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException once the region is closing or closed
    */
   public ByteBuf receiveView() {
-    if ((state & CLOSING) != 0) {
+    if (lifetime.has(CLOSING)) {
       throw new IllegalStateException("region is closed: " + this);
     }
     return new ReceiveView(this, memory);
@@ -475,13 +388,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException when the region is closed or read-only
    */
   public long getAndAddLong(long offsetFromBase, long delta) {
-    int index = alignedIndex(offsetFromBase);
-    pinLocal();
-    try {
-      return (long) LONGS.getAndAdd(nio, index, delta);
-    } finally {
-      unpin();
-    }
+    return atomics.localGetAndAdd(offsetFromBase, delta);
   }
 
   /**
@@ -498,13 +405,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException when the region is closed or read-only
    */
   public long compareAndExchangeLong(long offsetFromBase, long expected, long newValue) {
-    int index = alignedIndex(offsetFromBase);
-    pinLocal();
-    try {
-      return (long) LONGS.compareAndExchange(nio, index, expected, newValue);
-    } finally {
-      unpin();
-    }
+    return atomics.localCompareAndExchange(offsetFromBase, expected, newValue);
   }
 
   /**
@@ -522,16 +423,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException when the region is closed or read-only
    */
   public long getAndAddMaskedLong(long offsetFromBase, long addData, long addMask) {
-    if (addMask == 0) {
-      return getAndAddLong(offsetFromBase, addData);
-    }
-    int index = alignedIndex(offsetFromBase);
-    pinLocal();
-    try {
-      return fetchAddMaskedAt(index, addData, addMask);
-    } finally {
-      unpin();
-    }
+    return atomics.localFetchAddMasked(offsetFromBase, addData, addMask);
   }
 
   /**
@@ -551,13 +443,8 @@ public final class MemoryRegion implements AutoCloseable {
    */
   public long compareAndSwapMaskedLong(long offsetFromBase, long compareData, long compareMask,
       long swapData, long swapMask) {
-    int index = alignedIndex(offsetFromBase);
-    pinLocal();
-    try {
-      return cmpSwapMaskedAt(index, compareData, compareMask, swapData, swapMask);
-    } finally {
-      unpin();
-    }
+    return atomics.localCmpSwapMasked(offsetFromBase, compareData, compareMask, swapData,
+        swapMask);
   }
 
   /**
@@ -568,8 +455,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @return true when an atomic may target them
    */
   public boolean isAtomicTarget(long offsetFromBase) {
-    return !readOnly && offsetFromBase >= 0 && offsetFromBase <= length - Long.BYTES
-        && nio.alignmentOffset((int) offsetFromBase, Long.BYTES) == 0;
+    return atomics.isTarget(offsetFromBase);
   }
 
   /**
@@ -582,11 +468,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @return the value before the addition
    */
   public long pinnedFetchAdd(long offsetFromBase, long addData, long addMask) {
-    int index = (int) offsetFromBase;
-    if (addMask == 0) {
-      return (long) LONGS.getAndAdd(nio, index, addData);
-    }
-    return fetchAddMaskedAt(index, addData, addMask);
+    return atomics.fetchAddMasked((int) offsetFromBase, addData, addMask);
   }
 
   /**
@@ -602,28 +484,8 @@ public final class MemoryRegion implements AutoCloseable {
    */
   public long pinnedCmpSwap(long offsetFromBase, long compareData, long compareMask,
       long swapData, long swapMask) {
-    return cmpSwapMaskedAt((int) offsetFromBase, compareData, compareMask, swapData, swapMask);
-  }
-
-  private long fetchAddMaskedAt(int index, long addData, long addMask) {
-    for (;;) {
-      long old = (long) LONGS.getVolatile(nio, index);
-      long next = MaskedArithmetic.fetchAdd(old, addData, addMask);
-      if ((boolean) LONGS.compareAndSet(nio, index, old, next)) {
-        return old;
-      }
-    }
-  }
-
-  private long cmpSwapMaskedAt(int index, long compareData, long compareMask, long swapData,
-      long swapMask) {
-    for (;;) {
-      long old = (long) LONGS.getVolatile(nio, index);
-      long next = MaskedArithmetic.cmpSwap(old, compareData, compareMask, swapData, swapMask);
-      if (next == old || (boolean) LONGS.compareAndSet(nio, index, old, next)) {
-        return old;
-      }
-    }
+    return atomics.cmpSwapMasked((int) offsetFromBase, compareData, compareMask, swapData,
+        swapMask);
   }
 
   /**
@@ -635,13 +497,7 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException when the region is closed
    */
   public long getLong(long offsetFromBase) {
-    int index = longIndex(offsetFromBase);
-    pinLocal();
-    try {
-      return (long) LONGS.get(nio, index);
-    } finally {
-      unpin();
-    }
+    return atomics.localGet(offsetFromBase);
   }
 
   /**
@@ -654,48 +510,10 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalStateException when the region is closed or read-only
    */
   public void putLong(long offsetFromBase, long value) {
-    int index = longIndex(offsetFromBase);
-    checkWritable();
-    pinLocal();
-    try {
-      LONGS.set(nio, index, value);
-    } finally {
-      unpin();
-    }
+    atomics.localSet(offsetFromBase, value);
   }
 
-  /** Region index of the 8 octets at {@code offsetFromBase}; throws unless inside the region. */
-  private int longIndex(long offsetFromBase) {
-    if (offsetFromBase < 0 || offsetFromBase > length - Long.BYTES) {
-      throw new IndexOutOfBoundsException("8 octets at region offset " + offsetFromBase
-          + " outside region of length " + length + " (STag 0x" + Integer.toHexString(stag) + ")");
-    }
-    return (int) offsetFromBase;
-  }
 
-  /** Like {@link #longIndex}, and the target must be 8-octet aligned in memory and writable. */
-  private int alignedIndex(long offsetFromBase) {
-    int index = longIndex(offsetFromBase);
-    if (nio.alignmentOffset(index, Long.BYTES) != 0) {
-      throw new IllegalArgumentException("atomic target at region offset " + offsetFromBase
-          + " is not 8-octet aligned in memory (RFC 7306 §5.1 requires 64-bit alignment)");
-    }
-    checkWritable();
-    return index;
-  }
-
-  private void checkWritable() {
-    if (readOnly) {
-      throw new IllegalStateException("region is registered over read-only memory: " + this);
-    }
-  }
-
-  /** Local accesses stay allowed after invalidation (only remote access is revoked) until close. */
-  private void pinLocal() {
-    if (!pin(CLOSING)) {
-      throw new IllegalStateException("region is closed: " + this);
-    }
-  }
 
   /**
    * Invalidates the STag (local invalidation): new lookups, checks and pins fail from now on,
@@ -709,7 +527,7 @@ public final class MemoryRegion implements AutoCloseable {
    */
   public boolean invalidate() {
     boolean first = setBits(INVALID);
-    awaitUnpinned();
+    lifetime.awaitUnpinned(table.drainTimeoutNanos());
     return first;
   }
 
@@ -725,16 +543,9 @@ public final class MemoryRegion implements AutoCloseable {
   @Override
   public void close() {
     setBits(INVALID | CLOSING);
-    awaitUnpinned();
+    lifetime.awaitUnpinned(table.drainTimeoutNanos());
     if (RELEASED.compareAndSet(this, false, true)) {
-      // Views handed out to other threads must fail from now on, not read freed memory.
-      // Each thread root goes once the transport released the last slice cut from it.
-      for (Thread t : threadViews.keySet()) {
-        ThreadView view = threadViews.remove(t);
-        if (view != null) {
-          view.release();
-        }
-      }
+      sendViews.releaseAll();
       memory.release();
       table.release(StagTable.indexOf(stag));
       pd.detach();
@@ -746,53 +557,19 @@ public final class MemoryRegion implements AutoCloseable {
 
   /** Sets state bits; on the first invalidation also removes the STag from the table. */
   private boolean setBits(int bits) {
-    for (;;) {
-      int s = state;
-      if ((s & bits) == bits) {
-        return false;
-      }
-      if (STATE.compareAndSet(this, s, s | bits)) {
-        boolean firstInvalidation = (s & INVALID) == 0;
-        if (firstInvalidation) {
-          table.unpublish(this);
-          if (log.isDebugEnabled()) {
-            log.debug("invalidated STag 0x{}", Integer.toHexString(stag));
-          }
-        }
-        return firstInvalidation;
+    boolean firstInvalidation = lifetime.set(bits);
+    if (firstInvalidation) {
+      table.unpublish(this);
+      if (log.isDebugEnabled()) {
+        log.debug("invalidated STag 0x{}", Integer.toHexString(stag));
       }
     }
-  }
-
-  /** Waits until no pin is held: spin briefly (a copy takes microseconds), then back off. */
-  private void awaitUnpinned() {
-    if ((state & COUNT_MASK) == 0) {
-      return;
-    }
-    long deadline = System.nanoTime() + table.drainTimeoutNanos();
-    int round = 0;
-    int pins;
-    while ((pins = state & COUNT_MASK) != 0) {
-      if (round < 256) {
-        Thread.onSpinWait();
-      } else if (round < 512) {
-        Thread.yield();
-      } else {
-        if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(pins + " access(es) still in flight on " + this + " after "
-              + table.drainTimeoutNanos() / 1_000_000 + " ms; a tryPin() was not followed by unpin()"
-              + " (the memory stays allocated)");
-        }
-        LockSupport.parkNanos(10_000);
-      }
-      round++;
-    }
+    return firstInvalidation;
   }
 
   @Override
   public String toString() {
-    int s = state;
-    String status = released ? "closed" : (s & INVALID) != 0 ? "invalid" : "valid";
+    String status = released ? "closed" : lifetime.has(INVALID) ? "invalid" : "valid";
     return "MemoryRegion{stag=0x" + Integer.toHexString(stag) + ", baseTo=0x" + Long.toHexString(baseTo)
         + ", length=" + length + ", access=" + AccessFlags.toString(access) + ", pd=" + pd.id()
         + ", " + status + (libraryAllocated ? ", allocated" : "") + "}";
