@@ -19,6 +19,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.Future;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -205,7 +206,8 @@ class MpaHandshakeTest {
   }
 
   private static void peerToPeer(RtrType rtr, int chunk) {
-    MpaSettings is = MpaSettings.builder().peerToPeer(true).rtrTypes(rtr).ird(4).ord(4).build();
+    MpaSettings is = MpaSettings.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO)
+        .rtrTypes(rtr).ird(4).ord(4).build();
     MpaInitiatorHandler ih = new MpaInitiatorHandler(is);
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
@@ -237,7 +239,7 @@ class MpaHandshakeTest {
   @Test
   void responderWaitsForTheRtrBeforeReportingEstablished() {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(
-        MpaSettings.builder().peerToPeer(true).build());
+        MpaSettings.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.chunk = 1;
