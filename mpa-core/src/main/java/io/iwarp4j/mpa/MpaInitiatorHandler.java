@@ -65,12 +65,18 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
    * @param settings the MPA settings
    */
   public MpaInitiatorHandler(MpaSettings settings) {
-    super(settings, LOG);
+    this(settings, LOG);
+  }
+
+  /** With the logger to warn and report to (tests record what it says). */
+  MpaInitiatorHandler(MpaSettings settings, Logger log) {
+    super(settings, log);
   }
 
   @Override
   void onStart() {
     request = MpaNegotiation.request(settings);
+    warnBeyondLinuxLimit("MPA Request", request);
     ByteBuf out = ctx.alloc().buffer(MpaStartupFrame.HEADER_LENGTH
         + settings.startupPrivateDataLength());
     StartupFrames.encode(out, MpaStartupFrame.Kind.REQUEST, request);

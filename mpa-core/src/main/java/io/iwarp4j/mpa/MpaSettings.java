@@ -461,7 +461,8 @@ public final class MpaSettings {
 
     /**
      * ULP private data for the startup frame: with enhanced data at most 508 octets, otherwise
-     * 512 (RFC 5044 §7.1.1). Linux siw, iw_cm and Chelsio refuse more than 256 octets in all.
+     * 512 (RFC 5044 §7.1.1). Linux siw, iw_cm and Chelsio refuse more than 256 octets in all,
+     * enhanced data included: a startup frame beyond that logs a WARN naming the limit.
      *
      * @param data the private data; copied
      * @return this builder

@@ -163,7 +163,8 @@ public final class ConnectParams {
 
     /**
      * Sets the private data sent in the MPA Request: at most 508 octets with RFC 6581 enhanced
-     * data, 512 without (Linux peers accept at most 256 in all).
+     * data, 512 without (Linux peers accept at most 256 in all, the 4 octets of enhanced data
+     * included; beyond that the connect logs a WARN naming the limit).
      *
      * @param data the octets (copied)
      * @return this builder
