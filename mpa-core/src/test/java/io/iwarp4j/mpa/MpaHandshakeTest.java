@@ -230,9 +230,25 @@ class MpaHandshakeTest {
       assertEquals(rtr, rc.info().rtr());
       assertTrue(ic.info().peerToPeer() && rc.info().peerToPeer());
       assertTrue(rc.sendEnabled(), "the RTR was the Initiator's first FPDU");
+      assertTrue(ic.rtrAnswered() && rc.rtrAnswered());
       // Neither the RTR nor its Read Response reaches the upper layers.
       String next = rtr == RtrType.SEND ? HELLO2 : HELLO;
       assertFullOperation(pair, ic, rc, next);
+    }
+  }
+
+  @Test
+  void aReadRtrIsUnansweredUntilItsZeroLengthReadResponseArrives() {
+    MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO).rtrTypes(RtrType.READ).build());
+    MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
+    try (StartupPair pair = StartupPair.of(ih, rh)) {
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+      MpaConnection ic = ih.handshakeFuture().getNow();
+      assertFalse(ic.rtrAnswered(), "the Read RTR went out; its answer has not come");
+      pair.shuttle();
+      assertTrue(ic.rtrAnswered());
     }
   }
 
