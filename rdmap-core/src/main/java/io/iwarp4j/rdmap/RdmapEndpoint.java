@@ -21,9 +21,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.ChannelOutputShutdownException;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -136,6 +138,13 @@ public final class RdmapEndpoint {
   private boolean closeStarted;
   private boolean inputClosedCleanly;
   private boolean connectionLost;
+
+  /**
+   * After a failed write has shut the output down, how long the input may still be read before
+   * the channel is closed anyway (the read that meets the peer's reset normally closes it at
+   * once).
+   */
+  static final long WRITE_FAILURE_CLOSE_MILLIS = 1000;
   private boolean deferredScheduled;
   private boolean responsesUnflushed;
   private boolean inactiveAtStart;
@@ -809,8 +818,20 @@ public final class RdmapEndpoint {
         return;
       }
       if (cause instanceof IOException) {
+        if (connectionLost) {
+          return; // every write queued behind the failed one fails the same way
+        }
         log.debug("{} transport failed: {}", channel, cause.toString());
         connectionLost = true;
+        if (cause instanceof ChannelOutputShutdownException && channel.isActive()) {
+          // A write failed (the peer reset) and, the channel not closing on write errors
+          // (AUTO_CLOSE off), only the output is shut. Octets the peer sent just before its
+          // reset, typically a Terminate (issue 22), are still to be read: the read that meets
+          // the reset closes the channel. The bound is for a peer that never resets.
+          channel.eventLoop().schedule((Runnable) channel::close, WRITE_FAILURE_CLOSE_MILLIS,
+              TimeUnit.MILLISECONDS);
+          return;
+        }
         channel.close();
         return;
       }
