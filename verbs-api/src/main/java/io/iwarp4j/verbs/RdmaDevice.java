@@ -342,7 +342,7 @@ public final class RdmaDevice implements AutoCloseable {
         .childOption(ChannelOption.ALLOCATOR, DATA_PATH_ALLOCATOR)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
         // A write error shuts the output down instead of closing: what the peer sent before
-        // its reset (a Terminate) is still read (issue 22; ReadAfterWriteError).
+        // its reset (a Terminate) is still read (issue 22; RdmapEndpoint, TerminateBeforeResetIT).
         .childOption(ChannelOption.AUTO_CLOSE, false)
         .childHandler(new ChannelInitializer<>() {
           @Override
