@@ -60,6 +60,8 @@ class TerminateInfoSiwReadingTest {
     assertEquals("Terminate received 1/2/0x2 (DDP Untagged Buffer Error / Invalid MSN - no buffer"
         + " available)", t.toString());
     assertNull(received(HEADER + " 02 00 00 00").siwReading(), "0/2/0x00: no MPA code 0");
+    assertNull(received(HEADER + " 02 06 00 00").siwReading(),
+        "0/2/0x06, a conformant Unexpected OpCode (iwarp4j without RFC 7306 sends it)");
     assertNull(received(HEADER + " 20 02 00 00").siwReading(),
         "2/0/0x02, a conformant CRC error: 0x02 is no Remote Operation code");
     assertNull(new TerminateInfo(0, 2, 2, false).siwReading(), "only for received Terminates");
