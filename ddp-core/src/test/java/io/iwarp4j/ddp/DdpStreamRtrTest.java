@@ -121,7 +121,8 @@ class DdpStreamRtrTest {
   @ParameterizedTest(name = "{0} RTR")
   @EnumSource(RtrType.class)
   void theNextSendAndReadRequestMsnsLineUpOnBothEnds(RtrType rtr) {
-    MpaConnection[] c = handshake(MpaSettings.builder().peerToPeer(true).rtrTypes(rtr).ird(4)
+    MpaConnection[] c = handshake(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO).rtrTypes(rtr).ird(4)
         .ord(4).build());
     assertEquals(rtr, c[0].info().rtr());
     assertEquals(rtr, c[1].info().rtr());

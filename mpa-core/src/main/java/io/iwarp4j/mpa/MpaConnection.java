@@ -56,7 +56,8 @@ public final class MpaConnection {
   private UlpduListener listener;
   private boolean sendEnabled;
   private boolean direct;
-  private boolean awaitingRtrReadResponse;
+  /** Written on the event loop, read by {@link #rtrAnswered()} from any thread. */
+  private volatile boolean awaitingRtrReadResponse;
   private boolean terminateSent;
   private ArrayDeque<ByteBuf> backlog;
   private ChannelHandlerContext lastCtx;
@@ -118,6 +119,18 @@ public final class MpaConnection {
    */
   public boolean sendEnabled() {
     return sendEnabled;
+  }
+
+  /**
+   * Whether the peer has answered this end's Read RTR with the zero-length Read Response
+   * (RFC 6581 §5); true when no answer is expected (client-server, a Write or Send RTR, or this
+   * end is the Responder). The response is consumed here and never reaches the upper layer, so
+   * this is the only place that knows. Callable from any thread.
+   *
+   * @return false while an Initiator's Read RTR is unanswered
+   */
+  public boolean rtrAnswered() {
+    return !awaitingRtrReadResponse;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.iwarp4j.mpa;
 import io.iwarp4j.wire.MpaStartupFrame;
 import io.iwarp4j.wire.RtrFrames;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * FPDU that arrives right after its Reply until more data comes; an RTR sent at once can stall
  * against it.
  * {@link MpaSettings#firstFpduDelay()} holds the first FPDU (and the handshake's completion, so
- * the ULP cannot send either) back for a quiet period after the Reply.
+ * the ULP cannot send either) back for a quiet period after the Reply (50 ms by default in the
+ * peer-to-peer model). In the peer-to-peer model with a non-zero quiet period an
+ * {@link RtrCloseGuard} also holds any close back until the RTR has been written and one more
+ * quiet period has passed: a close during the quiet period still sends the RTR first and fails
+ * the handshake with {@link MpaError#TCP_CONNECTION_LOST}.
  */
 public final class MpaInitiatorHandler extends MpaStartupHandler {
   private static final Logger LOG = LoggerFactory.getLogger(MpaInitiatorHandler.class);
@@ -60,12 +65,18 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
    * @param settings the MPA settings
    */
   public MpaInitiatorHandler(MpaSettings settings) {
-    super(settings, LOG);
+    this(settings, LOG);
+  }
+
+  /** With the logger to warn and report to (tests record what it says). */
+  MpaInitiatorHandler(MpaSettings settings, Logger log) {
+    super(settings, log);
   }
 
   @Override
   void onStart() {
     request = MpaNegotiation.request(settings);
+    warnBeyondLinuxLimit("MPA Request", request);
     ByteBuf out = ctx.alloc().buffer(MpaStartupFrame.HEADER_LENGTH
         + settings.startupPrivateDataLength());
     StartupFrames.encode(out, MpaStartupFrame.Kind.REQUEST, request);
@@ -128,6 +139,7 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
   }
 
   private void enterFullOperation(MpaConnectionInfo info, ByteBuf rest) {
+    cancelTimeout(); // the Reply came; the quiet period below is bounded by itself
     FpduFramer framer = null;
     try {
       FpduDeframer deframer = new FpduDeframer(info.crc(), info.markersIn(), IGNORE);
@@ -137,28 +149,22 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
       deframer.setListener(connection.dispatcher());
       Duration quiet = settings.firstFpduDelay();
       if (quiet.isZero()) {
-        sendRtrAndSucceed(info, framer, connection);
+        sendRtr(info, framer, dctx, null);
+        succeed(connection);
       } else {
         // siw's accept race (docs/interop.md): hold the first FPDU back until the Responder
         // has had time to install its receive handler. Nothing may arrive before it anyway.
         LOG.debug("{} holding the first FPDU back for {}", ctx.channel(), quiet);
+        RtrCloseGuard guard = null;
+        if (info.rtr() != null) {
+          // issue 22 bug 2: a close before siw has taken its RTR crashed Linux.
+          guard = new RtrCloseGuard(quiet);
+          ctx.pipeline().addFirst(RtrCloseGuard.NAME, guard);
+        }
+        RtrCloseGuard g = guard;
         FpduFramer f = framer;
-        ctx.executor().schedule(() -> {
-          if (isDone()) {
-            return;
-          }
-          if (!ctx.channel().isActive()) {
-            fail(new MpaException(MpaError.TCP_CONNECTION_LOST,
-                "the connection closed during the first-FPDU quiet period"));
-            return;
-          }
-          try {
-            sendRtrAndSucceed(info, f, connection);
-          } catch (RuntimeException e) {
-            terminate(info, MpaError.LOCAL_CATASTROPHIC,
-                "local failure entering Full Operation: " + e, f);
-          }
-        }, quiet.toNanos(), TimeUnit.NANOSECONDS);
+        ctx.executor().schedule(() -> endQuietPeriod(info, f, dctx, connection, g),
+            quiet.toNanos(), TimeUnit.NANOSECONDS);
       }
     } catch (RuntimeException e) {
       terminate(info, MpaError.LOCAL_CATASTROPHIC,
@@ -171,17 +177,53 @@ public final class MpaInitiatorHandler extends MpaStartupHandler {
     removeSelf();
   }
 
-  /** RFC 6581 §5: the RTR is the first FPDU, before the ULP can send anything. */
-  private void sendRtrAndSucceed(MpaConnectionInfo info, FpduFramer framer,
-      MpaConnection connection) {
-    if (info.rtr() != null) {
-      ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(RtrWire.of(info.rtr())));
-      RtrFrames.write(rtr, RtrWire.of(info.rtr()));
-      LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
-      framer.write(rtr, null);
-      framer.flush();
+  /**
+   * The first quiet period is over: the RTR goes out even when a close is being held back (the
+   * Responder waits for it; the guard closes a quiet period later), then the handshake completes,
+   * or fails when a close was asked for or it already failed meanwhile.
+   */
+  private void endQuietPeriod(MpaConnectionInfo info, FpduFramer framer,
+      ChannelHandlerContext dctx, MpaConnection connection, RtrCloseGuard guard) {
+    if (!ctx.channel().isActive()) {
+      fail(new MpaException(MpaError.TCP_CONNECTION_LOST,
+          "the connection closed during the first-FPDU quiet period"));
+      return;
     }
-    succeed(connection);
+    boolean closing = isDone() || (guard != null && guard.closeHeld());
+    try {
+      sendRtr(info, framer, dctx, guard);
+    } catch (RuntimeException e) {
+      terminate(info, MpaError.LOCAL_CATASTROPHIC,
+          "local failure entering Full Operation: " + e, framer);
+      return;
+    }
+    if (closing) {
+      fail(new MpaException(MpaError.TCP_CONNECTION_LOST,
+          "the connection was closed during the first-FPDU quiet period"));
+    } else {
+      succeed(connection);
+    }
+  }
+
+  /**
+   * RFC 6581 §5: the RTR is the first FPDU, before the ULP can send anything. Tells
+   * {@code guard}, if any, when it has left.
+   */
+  private void sendRtr(MpaConnectionInfo info, FpduFramer framer, ChannelHandlerContext dctx,
+      RtrCloseGuard guard) {
+    if (info.rtr() == null) {
+      return;
+    }
+    ByteBuf rtr = ctx.alloc().buffer(RtrFrames.length(RtrWire.of(info.rtr())));
+    RtrFrames.write(rtr, RtrWire.of(info.rtr()));
+    LOG.debug("{} sending the {} RTR", ctx.channel(), info.rtr());
+    framer.write(rtr, null);
+    framer.flush();
+    if (guard != null) {
+      // An empty write completes once everything written before it (the RTR) has left.
+      dctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
+          .addListener(w -> guard.rtrWritten(w.isSuccess()));
+    }
   }
 
   /** Sends a Terminate for {@code error} (when it can be framed), closes, fails the future. */

@@ -72,7 +72,12 @@ public final class MpaResponderHandler extends MpaStartupHandler {
    *     private data without firing an {@link MpaConnectRequest}
    */
   public MpaResponderHandler(MpaSettings settings, boolean autoAccept) {
-    super(settings, LOG);
+    this(settings, autoAccept, LOG);
+  }
+
+  /** With the logger to warn and report to (tests record what it says). */
+  MpaResponderHandler(MpaSettings settings, boolean autoAccept, Logger log) {
+    super(settings, log);
     this.autoAccept = autoAccept;
   }
 
@@ -159,6 +164,9 @@ public final class MpaResponderHandler extends MpaStartupHandler {
         + MpaSettings.MAX_PRIVATE_DATA);
     StartupFrames.encode(out, MpaStartupFrame.Kind.REPLY, reply);
     LOG.debug("{} sending MPA Reply {}", ctx.channel(), reply);
+    if (!reject) {
+      warnBeyondLinuxLimit("MPA Reply", reply);
+    }
     if (reject) {
       state = State.DONE;
       ctx.writeAndFlush(out);

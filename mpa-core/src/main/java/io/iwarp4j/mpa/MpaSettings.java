@@ -28,6 +28,14 @@ public final class MpaSettings {
   /** IRD/ORD value meaning "no automatic negotiation" (RFC 6581 §9.1). */
   public static final int IRD_ORD_NO_NEGOTIATION = EnhancedConnectionData.NO_NEGOTIATION;
 
+  /**
+   * Default {@link #firstFpduDelay()} in the peer-to-peer model: 50 ms. Linux siw's accept race
+   * loses an RTR sent at once after its Reply, and closing a connection whose RTR siw has not
+   * taken crashed the Linux guest (docs/interop.md, issue 22); 50 ms completed 40 of 40 warm
+   * peer-to-peer connections against siw under emulation, and is a round margin over the widest
+   * window measured there (a millisecond is plenty on real hardware).
+   */
+  public static final Duration DEFAULT_P2P_FIRST_FPDU_DELAY = Duration.ofMillis(50);
   /** Default {@link #terminateLinger()}: 2 s (declared before {@code DEFAULTS}, which uses it). */
   public static final Duration DEFAULT_TERMINATE_LINGER = Duration.ofSeconds(2);
   private static final MpaSettings DEFAULTS = builder().build();
@@ -43,6 +51,7 @@ public final class MpaSettings {
   private final byte[] privateData;
   private final Duration requestTimeout;
   private final Duration replyTimeout;
+  /** Null: the model's default (see {@link #firstFpduDelay()}). */
   private final Duration firstFpduDelay;
   private final boolean responderSendsFirst;
   private final Duration terminateLinger;
@@ -224,14 +233,23 @@ public final class MpaSettings {
 
   /**
    * How long an Initiator keeps quiet after a successful MPA Reply before its first FPDU (the RTR
-   * in peer-to-peer mode, else the ULP's first message): zero by default. Linux siw installs its
-   * receive handler only after it has sent its Reply, and an FPDU arriving in between sits
-   * unread until more data comes (docs/interop.md, "siw's accept race").
+   * in peer-to-peer mode, else the ULP's first message). Unless set, it is
+   * {@link #DEFAULT_P2P_FIRST_FPDU_DELAY} (50 ms) in the peer-to-peer model and zero in the
+   * client-server model. Linux siw installs its receive handler only after it has sent its Reply,
+   * and an FPDU arriving in between sits unread until more data comes (docs/interop.md, "siw's
+   * accept race"); in the peer-to-peer model a close before siw took the RTR also crashed the
+   * Linux guest, so a peer-to-peer Initiator with a non-zero quiet period also holds a close back
+   * until the RTR has been written and the quiet period has passed again
+   * (see {@link MpaInitiatorHandler}).
+   * Between iwarp4j peers zero is safe (their Responder reads FPDUs before it sends its Reply).
    *
    * @return the quiet period; zero = send at once
    */
   public Duration firstFpduDelay() {
-    return firstFpduDelay;
+    if (firstFpduDelay != null) {
+      return firstFpduDelay;
+    }
+    return peerToPeer ? DEFAULT_P2P_FIRST_FPDU_DELAY : Duration.ZERO;
   }
 
   /**
@@ -302,7 +320,7 @@ public final class MpaSettings {
     return "MpaSettings{rev=" + revision + ", S=" + enhanced + ", crc=" + crc + ", markers="
         + markers + ", p2p=" + peerToPeer + ", rtr=" + rtrTypes + ", ird=" + ird + ", ord=" + ord
         + ", privateData=" + privateData.length + "B, requestTimeout=" + requestTimeout
-        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay
+        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay()
         + ", terminateLinger=" + terminateLinger
         + (responderSendsFirst ? ", responderSendsFirst (not RFC 5044 conformant)" : "")
         + ", emss=" + emss + ", maxUlpdu=" + maxUlpduLength + "}";
@@ -321,7 +339,7 @@ public final class MpaSettings {
     private byte[] privateData = new byte[0];
     private Duration requestTimeout = Duration.ofSeconds(5);
     private Duration replyTimeout = Duration.ofSeconds(10);
-    private Duration firstFpduDelay = Duration.ZERO;
+    private Duration firstFpduDelay;
     private boolean responderSendsFirst;
     private Duration terminateLinger = DEFAULT_TERMINATE_LINGER;
     private int emss;
@@ -443,7 +461,8 @@ public final class MpaSettings {
 
     /**
      * ULP private data for the startup frame: with enhanced data at most 508 octets, otherwise
-     * 512 (RFC 5044 §7.1.1). Linux siw, iw_cm and Chelsio refuse more than 256 octets in all.
+     * 512 (RFC 5044 §7.1.1). Linux siw, iw_cm and Chelsio refuse more than 256 octets in all,
+     * enhanced data included: a startup frame beyond that logs a WARN naming the limit.
      *
      * @param data the private data; copied
      * @return this builder
@@ -479,8 +498,9 @@ public final class MpaSettings {
     }
 
     /**
-     * Sets how long an Initiator waits after the MPA Reply before its first FPDU (default zero;
-     * see {@link MpaSettings#firstFpduDelay()}). At most the reply timeout's order: 0..10 s.
+     * Sets how long an Initiator waits after the MPA Reply before its first FPDU, in both models
+     * (default: 50 ms peer-to-peer, zero client-server; see {@link MpaSettings#firstFpduDelay()}).
+     * At most the reply timeout's order: 0..10 s.
      *
      * @param delay zero or positive, at most 10 s
      * @return this builder

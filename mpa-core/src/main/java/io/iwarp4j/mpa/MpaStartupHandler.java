@@ -70,6 +70,18 @@ abstract class MpaStartupHandler extends ChannelInboundHandlerAdapter {
     return promise;
   }
 
+  /**
+   * Warns when the startup frame this end sends carries more private data than Linux siw
+   * accepts ({@link LinuxPrivateDataLimit}); RFC 5044 allows it, so nothing else happens.
+   */
+  void warnBeyondLinuxLimit(String frame, MpaPeerParameters sent) {
+    String warning = LinuxPrivateDataLimit.warning(frame, sent.privateDataLength(),
+        sent.enhanced());
+    if (warning != null) {
+      log.warn("{} {}", ctx.channel(), warning);
+    }
+  }
+
   /** Called once, on the event loop, when the channel is active and the handler added. */
   abstract void onStart();
 

@@ -19,6 +19,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.concurrent.Future;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -205,7 +206,8 @@ class MpaHandshakeTest {
   }
 
   private static void peerToPeer(RtrType rtr, int chunk) {
-    MpaSettings is = MpaSettings.builder().peerToPeer(true).rtrTypes(rtr).ird(4).ord(4).build();
+    MpaSettings is = MpaSettings.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO)
+        .rtrTypes(rtr).ird(4).ord(4).build();
     MpaInitiatorHandler ih = new MpaInitiatorHandler(is);
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
@@ -228,6 +230,7 @@ class MpaHandshakeTest {
       assertEquals(rtr, rc.info().rtr());
       assertTrue(ic.info().peerToPeer() && rc.info().peerToPeer());
       assertTrue(rc.sendEnabled(), "the RTR was the Initiator's first FPDU");
+      assertTrue(ic.rtrAnswered() && rc.rtrAnswered());
       // Neither the RTR nor its Read Response reaches the upper layers.
       String next = rtr == RtrType.SEND ? HELLO2 : HELLO;
       assertFullOperation(pair, ic, rc, next);
@@ -235,9 +238,24 @@ class MpaHandshakeTest {
   }
 
   @Test
+  void aReadRtrIsUnansweredUntilItsZeroLengthReadResponseArrives() {
+    MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO).rtrTypes(RtrType.READ).build());
+    MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
+    try (StartupPair pair = StartupPair.of(ih, rh)) {
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+      MpaConnection ic = ih.handshakeFuture().getNow();
+      assertFalse(ic.rtrAnswered(), "the Read RTR went out; its answer has not come");
+      pair.shuttle();
+      assertTrue(ic.rtrAnswered());
+    }
+  }
+
+  @Test
   void responderWaitsForTheRtrBeforeReportingEstablished() {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(
-        MpaSettings.builder().peerToPeer(true).build());
+        MpaSettings.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.chunk = 1;

@@ -18,6 +18,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.Future;
+import java.time.Duration;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,8 @@ class MpaLoopbackTest {
 
   @Test
   void handshakeAndOneUlpduEachWay() throws Exception {
-    MpaSettings p2p = MpaSettings.builder().peerToPeer(true).rtrTypes(RtrType.READ).build();
+    MpaSettings p2p = MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO).rtrTypes(RtrType.READ).build();
     CompletableFuture<MpaResponderHandler> serverHandler = new CompletableFuture<>();
     CompletableFuture<Boolean> decidedOnLoop = new CompletableFuture<>();
     Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.Unpooled;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -109,7 +110,8 @@ class MpaResponderSendsFirstTest {
   @Test
   void peerToPeerStillWaitsForTheRtr() {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(
-        MpaSettings.builder().peerToPeer(true).rtrTypes(RtrType.WRITE).build());
+        MpaSettings.builder().peerToPeer(true)
+            .firstFpduDelay(Duration.ZERO).rtrTypes(RtrType.WRITE).build());
     MpaResponderHandler rh = new MpaResponderHandler(SENDS_FIRST, true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       byte[] request = StartupWire.drainOutbound(pair.initiator);

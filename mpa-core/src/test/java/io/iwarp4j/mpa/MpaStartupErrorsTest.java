@@ -299,6 +299,7 @@ class MpaStartupErrorsTest {
   @Test
   void noMatchingRtrSendsTerminate0x07AndCloses() {
     MpaInitiatorHandler ih = initiator(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO)
         .rtrTypes(RtrType.WRITE).build());
     // Responder supports the Send RTR only; no CRC anywhere.
     ch.writeInbound(Hex.buf(REPLY_KEY + " 10 02 00 04 c0 10 00 10"));
@@ -309,7 +310,8 @@ class MpaStartupErrorsTest {
 
   @Test
   void connectionModelMismatchSendsTerminate0x07() {
-    MpaInitiatorHandler ih = initiator(MpaSettings.builder().peerToPeer(true).crc(false)
+    MpaInitiatorHandler ih = initiator(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO).crc(false)
         .build());
     ch.writeInbound(Hex.buf(REPLY_KEY + " 10 02 00 04 00 10 00 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.NO_MATCHING_RTR,
@@ -364,6 +366,7 @@ class MpaStartupErrorsTest {
   void localFailureAfterTheReplySendsTerminate0x05() {
     FailingAllocator alloc = new FailingAllocator();
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO)
         .build());
     ch = new EmbeddedChannel();
     ch.config().setAllocator(alloc);

@@ -7,7 +7,9 @@ import io.iwarp4j.wire.TerminateMessage;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.ChannelOutputShutdownException;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +25,13 @@ import org.slf4j.LoggerFactory;
  * <p>Confined to the event loop.
  */
 final class RdmapTeardown implements TransportEvents.Listener {
+  /**
+   * After a failed write has shut the output down, how long the input may still be read before
+   * the channel is closed anyway (the read that meets the peer's reset normally closes it at
+   * once).
+   */
+  static final long WRITE_FAILURE_CLOSE_MILLIS = 1000;
+
   // The endpoint's logger: its lines are the endpoint's.
   private static final Logger log = LoggerFactory.getLogger(RdmapEndpoint.class);
 
@@ -202,8 +211,20 @@ final class RdmapTeardown implements TransportEvents.Listener {
       return;
     }
     if (cause instanceof IOException) {
+      if (connectionLost) {
+        return; // every write queued behind the failed one fails the same way
+      }
       log.debug("{} transport failed: {}", channel, cause.toString());
       connectionLost = true;
+      if (cause instanceof ChannelOutputShutdownException && channel.isActive()) {
+        // A write failed (the peer reset) and, the channel not closing on write errors
+        // (AUTO_CLOSE off), only the output is shut. Octets the peer sent just before its
+        // reset, typically a Terminate (issue 22), are still to be read: the read that meets
+        // the reset closes the channel. The bound is for a peer that never resets.
+        channel.eventLoop().schedule((Runnable) channel::close, WRITE_FAILURE_CLOSE_MILLIS,
+            TimeUnit.MILLISECONDS);
+        return;
+      }
       channel.close();
       return;
     }

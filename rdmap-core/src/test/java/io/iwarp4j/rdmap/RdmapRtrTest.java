@@ -45,6 +45,7 @@ class RdmapRtrTest {
     TestTransport initiatorWire = new TestTransport();
     TestTransport responderWire = new TestTransport();
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO)
         .rtrTypes(rtr).ird(2).ord(2).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     EmbeddedChannel initiator = new EmbeddedChannel(initiatorWire, ih);

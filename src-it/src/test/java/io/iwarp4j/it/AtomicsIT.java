@@ -26,6 +26,7 @@ import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkQueueFullException;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -113,7 +114,7 @@ class AtomicsIT {
             QueuePairConfig.builder(serverCq, serverCq).maxSendWr(16).maxRecvWr(64).build());
         // Peer-to-peer: the accept completes without waiting for the client's first message.
         CompletableFuture<?> cf = client.connect(qp, listener.localAddress(),
-            ConnectParams.builder().peerToPeer(true).build());
+            ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
         ConnectRequest request = requests.poll(WAIT, TimeUnit.SECONDS);
         assertNotNull(request, "no connect request");
         request.accept(sqp, AcceptParams.builder().build()).get(WAIT, TimeUnit.SECONDS);

@@ -18,6 +18,7 @@ import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -99,7 +100,8 @@ final class DataPathProbe {
     qa = a.newQp(2 * DEPTH, 2 * DEPTH, 1);
     qb = b.newQp(2 * DEPTH, 2 * DEPTH, 1);
     CompletableFuture<RdmaConnection> cf = a.device.connect(qa, listener.localAddress(),
-        ConnectParams.builder().peerToPeer(true).crc(crc).markers(markers).build());
+        ConnectParams.builder().peerToPeer(true)
+            .firstFpduDelay(Duration.ZERO).crc(crc).markers(markers).build());
     ConnectRequest request = requests.poll(30, TimeUnit.SECONDS);
     if (request == null) {
       throw new IllegalStateException("no connect request within 30 s");

@@ -35,6 +35,7 @@ import io.iwarp4j.verbs.WorkRequestOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -123,7 +124,7 @@ class MemoryLifetimeIT {
     c.cqp = client.createQueuePair(cpd, QueuePairConfig.builder(ccq, ccq).maxSendWr(16)
         .maxRecvWr(16).ord(4).build());
     var cf = client.connect(c.cqp, listener.localAddress(), ConnectParams.builder()
-        .peerToPeer(true).eventListener(e -> {
+        .peerToPeer(true).firstFpduDelay(Duration.ZERO).eventListener(e -> {
           if (e.type() == ConnectionEventType.ESTABLISHED) {
             c.clientLoop = Thread.currentThread();
           }
@@ -439,7 +440,7 @@ class MemoryLifetimeIT {
     QueuePair cqp = client.createQueuePair(cpd, QueuePairConfig.builder(ccq, ccq).ord(0)
         .build());
     var cf = client.connect(cqp, listener.localAddress(),
-        ConnectParams.builder().peerToPeer(true).build());
+        ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
     ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
     assertNotNull(request);
     QueuePair sqp = server.createQueuePair(spd, QueuePairConfig.builder(scq, srq).build());

@@ -19,6 +19,7 @@ import io.iwarp4j.verbs.RdmaListener;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -56,7 +57,7 @@ class ResourceReleaseIT {
           QueuePair cqp = client.createQueuePair(cpd, QueuePairConfig.builder(ccq, ccq)
               .maxSendWr(1).maxRecvWr(1).build());
           var cf = client.connect(cqp, listener.localAddress(),
-              ConnectParams.builder().peerToPeer(true).build());
+              ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
           ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
           assertNotNull(request, "no connect request for connection " + i);
           CompletionQueue scq = server.createCompletionQueue(4);

@@ -20,6 +20,7 @@ import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -148,7 +149,7 @@ class VerbsConcurrencyIT {
           recvIndex = postReceives(qb[i], sends[i], recv, recvSlot, recvIndex);
         }
         CompletableFuture<RdmaConnection> cf = a.device.connect(qa[i], listener.localAddress(),
-            ConnectParams.builder().peerToPeer(true).build());
+            ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
         ConnectRequest request = requests.poll(WAIT, TimeUnit.SECONDS);
         assertNotNull(request, "no connect request for pair " + i);
         request.accept(qb[i]).get(WAIT, TimeUnit.SECONDS);

@@ -22,6 +22,7 @@ import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,7 +102,7 @@ class VerbsOperationsIT {
     b.qp = b.peer.newQp(16, 16, 4);
     // Peer-to-peer mode: either side may send first.
     CompletableFuture<RdmaConnection> cf = a.peer.device.connect(a.qp, listener.localAddress(),
-        ConnectParams.builder().peerToPeer(true)
+        ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO)
             .eventListener(e -> System.out.println("A event: " + e)).build());
     ConnectRequest request = requests.poll(WAIT, TimeUnit.SECONDS);
     assertNotNull(request, "no connect request");

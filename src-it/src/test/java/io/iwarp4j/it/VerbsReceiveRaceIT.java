@@ -16,6 +16,7 @@ import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,7 +44,7 @@ class VerbsReceiveRaceIT {
       QueuePair qa = a.newQp(4, 4, 1);
       QueuePair qb = b.newQp(4, 4, 1);
       CompletableFuture<RdmaConnection> cf = a.device.connect(qa, listener.localAddress(),
-          ConnectParams.builder().peerToPeer(true).build());
+          ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
       ConnectRequest request = requests.poll(10, TimeUnit.SECONDS);
       assertNotNull(request);
       request.accept(qb).get(10, TimeUnit.SECONDS);

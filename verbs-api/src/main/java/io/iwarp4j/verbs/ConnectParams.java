@@ -163,7 +163,8 @@ public final class ConnectParams {
 
     /**
      * Sets the private data sent in the MPA Request: at most 508 octets with RFC 6581 enhanced
-     * data, 512 without (Linux peers accept at most 256 in all).
+     * data, 512 without (Linux peers accept at most 256 in all, the 4 octets of enhanced data
+     * included; beyond that the connect logs a WARN naming the limit).
      *
      * @param data the octets (copied)
      * @return this builder
@@ -287,8 +288,14 @@ public final class ConnectParams {
     /**
      * Sets a quiet period between the MPA Reply and this end's first FPDU (the RTR in
      * peer-to-peer mode, else the first work request: the connect future completes only after
-     * it). Default zero. Linux siw as Responder needs one: it installs its receive handler only
-     * after sending its Reply, so an FPDU arriving at once can sit unread (docs/interop.md).
+     * it). Default: the device's, which unless set is 50 ms in the peer-to-peer model and zero
+     * in the client-server model. Linux siw as Responder needs one: it installs its receive handler
+     * only after sending its Reply, so an FPDU arriving at once can sit unread, and a
+     * peer-to-peer connection closed before siw took its RTR crashed the Linux guest
+     * (docs/interop.md, issue 22). With a non-zero quiet period a peer-to-peer connection's
+     * close is held back until the RTR has been written and the quiet period has passed once
+     * more (at most three quiet periods); a close during the quiet period still sends the RTR
+     * and fails the connect. Zero is safe between iwarp4j peers.
      *
      * @param delay 0..10 s
      * @return this builder

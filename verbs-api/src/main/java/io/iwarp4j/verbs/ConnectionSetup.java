@@ -133,6 +133,7 @@ final class ConnectionSetup {
           caps.maxRecvWr(), caps.maxRecvSge(), caps.rfc7306(), qp.rdmapCounters(), info.crc(),
           qp.readResponseCopies());
       connection = new RdmaConnection(qp, channel, info, ird, ord, listener);
+      connection.rtrAnsweredBy(mpa::rtrAnswered);
       if (!qp.attach(new RdmapEndpointPort(endpoint, channel), connection.sink(), connection)) {
         fail(channel.eventLoop(), channel, new RdmaConnectException("queue pair " + qp.number()
             + " left INIT during the connection set-up (now " + qp.state() + ")", null), null);

@@ -131,8 +131,9 @@ public final class MpaSettings {
   }
 
   /**
-   * How long an Initiator keeps quiet after the MPA Reply before its first FPDU (zero by
-   * default; see {@link ConnectParams.Builder#firstFpduDelay(Duration)}).
+   * How long an Initiator keeps quiet after the MPA Reply before its first FPDU (unless set,
+   * 50 ms in the peer-to-peer model and zero in the client-server model; see
+   * {@link ConnectParams.Builder#firstFpduDelay(Duration)}).
    *
    * @return the quiet period; zero = send at once
    */
@@ -308,8 +309,9 @@ public final class MpaSettings {
     }
 
     /**
-     * Sets how long an Initiator waits after the MPA Reply before its first FPDU (default zero;
-     * see {@link ConnectParams.Builder#firstFpduDelay(Duration)}).
+     * Sets how long an Initiator waits after the MPA Reply before its first FPDU, in both
+     * models (default: 50 ms peer-to-peer, zero client-server; see
+     * {@link ConnectParams.Builder#firstFpduDelay(Duration)}).
      *
      * @param delay 0..10 s
      * @return this builder

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,7 @@ public final class RdmaConnection {
   // Event loop only.
   private boolean established;
   private String lastError;
+  private volatile BooleanSupplier rtrAnswered = () -> true;
 
   RdmaConnection(QueuePair qp, Channel channel, io.iwarp4j.mpa.MpaConnectionInfo info, int ird,
       int ord, ConnectionEventListener listener) {
@@ -134,6 +136,23 @@ public final class RdmaConnection {
    */
   public MpaConnectionInfo mpaInfo() {
     return apiInfo;
+  }
+
+  /**
+   * Whether the peer has answered this end's Read RTR (RFC 6581 §5: a zero-length Read Response,
+   * which the stack consumes). A diagnostic for a peer that went silent right after its MPA
+   * Reply: false means not even the RTR's answer came. True when no answer is expected
+   * (client-server, a Write or Send RTR, or this end accepted the connection).
+   *
+   * @return false while this end's Read RTR is unanswered
+   */
+  public boolean rtrAnswered() {
+    return rtrAnswered.getAsBoolean();
+  }
+
+  /** Where {@link #rtrAnswered()} reads from (the MPA connection; set once, at set-up). */
+  void rtrAnsweredBy(BooleanSupplier answered) {
+    this.rtrAnswered = answered;
   }
 
   /**

@@ -341,6 +341,9 @@ public final class RdmaDevice implements AutoCloseable {
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.ALLOCATOR, DATA_PATH_ALLOCATOR)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+        // A write error shuts the output down instead of closing: what the peer sent before
+        // its reset (a Terminate) is still read (issue 22; RdmapEndpoint, TerminateBeforeResetIT).
+        .childOption(ChannelOption.AUTO_CLOSE, false)
         .childHandler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
@@ -428,6 +431,7 @@ public final class RdmaDevice implements AutoCloseable {
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.ALLOCATOR, DATA_PATH_ALLOCATOR)
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+        .option(ChannelOption.AUTO_CLOSE, false) // see listen()
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
             Math.max(1, timeoutMillis)))
         .handler(new ChannelInitializer<>() {

@@ -39,9 +39,29 @@ public record TerminateInfo(int layer, int errorType, int errorCode, boolean rec
     return TerminateStatus.describe(layer, errorType, errorCode);
   }
 
+  /**
+   * For a Terminate from the peer: how Linux siw means it, when it reads differently. siw puts
+   * the Error Type in the high nibble of the first control octet and the Layer in the low one,
+   * the reverse of RFC 5040 §4.8 (docs/interop.md), so siw's LLP/MPA CRC error (2/0/0x02) arrives
+   * as an RDMAP Remote Operation Error (0/2/0x02), and its RDMAP Unexpected OpCode (0/2/0x06) as
+   * an LLP/MPA 2/0/0x06. Only those two swaps are recognised, and only with codes that make the
+   * RFC reading implausible (0/2 with 0x01-0x04, 2/0 with 0x05-0x09 or 0xFF); the RFC reading
+   * stays the one in {@link #layer()} and the other accessors.
+   *
+   * @return e.g. "2/0/0x2 (LLP MPA / MPA CRC mismatch)", or null when there is no such reading
+   *     (or this end sent the Terminate)
+   */
+  public String siwReading() {
+    return receivedFromPeer ? TerminateStatus.describeSiwSwapped(layer, errorType, errorCode)
+        : null;
+  }
+
   @Override
   public String toString() {
+    String siw = siwReading();
     return "Terminate " + (receivedFromPeer ? "received" : "sent") + " " + layer + "/"
-        + errorType + "/0x" + Integer.toHexString(errorCode) + " (" + describe() + ")";
+        + errorType + "/0x" + Integer.toHexString(errorCode) + " (" + describe() + ")"
+        + (siw == null ? "" : "; as Linux siw means it (its Layer and Error Type nibbles are"
+            + " swapped): " + siw);
   }
 }

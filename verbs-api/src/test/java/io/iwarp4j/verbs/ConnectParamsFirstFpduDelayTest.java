@@ -23,6 +23,22 @@ class ConnectParamsFirstFpduDelayTest {
   }
 
   @Test
+  void peerToPeerDefaultsTo50MillisecondsUnlessSet() {
+    MpaSettings base = MpaSettings.defaults();
+    QueuePairCapabilities caps = capabilities();
+    assertEquals(Duration.ofMillis(50), ConnectParams.builder().peerToPeer(true).build()
+        .initiatorSettings(base, caps).firstFpduDelay(), "the safe default toward Linux siw");
+    assertEquals(Duration.ZERO, ConnectParams.builder().peerToPeer(true)
+        .firstFpduDelay(Duration.ZERO).build().initiatorSettings(base, caps).firstFpduDelay());
+    MpaSettings p2pDevice = base.toBuilder().peerToPeer(true).build();
+    assertEquals(Duration.ofMillis(50),
+        p2pDevice.firstFpduDelay(), "a peer-to-peer device's default");
+    MpaSettings zeroDevice = base.toBuilder().firstFpduDelay(Duration.ZERO).build();
+    assertEquals(Duration.ZERO, ConnectParams.builder().peerToPeer(true).build()
+        .initiatorSettings(zeroDevice, caps).firstFpduDelay(), "a device-wide explicit zero");
+  }
+
+  @Test
   void outOfRangeDelaysAreRefusedWithTheirName() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ConnectParams.builder().firstFpduDelay(Duration.ofMillis(-1)));

@@ -104,7 +104,9 @@ public final class IwarpPerf {
    * @return the exit status
    */
   static int runRole(PerfOptions o, PrintStream out, PrintStream err, IntConsumer portListener) {
+    PerfSession session = null;
     try (PerfSession s = new PerfSession(o, out)) {
+      session = s;
       s.setUp(portListener);
       JsonReport json = new JsonReport(o);
       json.peerVersion(s.peerVersion());
@@ -119,6 +121,9 @@ public final class IwarpPerf {
       String m = e.getMessage() == null ? e.toString() : e.getMessage();
       if (e instanceof UnsupportedOperationException) {
         m = o.mode().cliName() + " is not available: " + m;
+      }
+      if (session != null && session.peerTerminate() != null) {
+        m += " (the peer's " + session.peerTerminate() + ")";
       }
       err.println("iwarp-perf: " + m);
       if (o.debug()) {

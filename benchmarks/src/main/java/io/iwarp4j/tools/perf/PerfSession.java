@@ -5,6 +5,7 @@ import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
+import io.iwarp4j.verbs.ConnectionEventListener;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.MpaSettings;
@@ -16,6 +17,7 @@ import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.RtrType;
+import io.iwarp4j.verbs.TerminateInfo;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -73,6 +75,14 @@ final class PerfSession implements AutoCloseable {
   final PingPongDest[] remote;
   final CompletableFuture<?>[] established;
   private final QpMessageChannel control;
+  /** The first Terminate a peer sent on any of the connections, or null (any thread). */
+  private volatile TerminateInfo peerTerminate;
+  /** Records it: a failure message then names why the peer ended (issue 22). */
+  private final ConnectionEventListener terminates = e -> {
+    if (e.terminate() != null && e.terminate().receivedFromPeer() && peerTerminate == null) {
+      peerTerminate = e.terminate();
+    }
+  };
   private final PerftestExchange exchange;
   private RdmaListener listener;
   private final BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
@@ -125,6 +135,15 @@ final class PerfSession implements AutoCloseable {
   }
 
   /**
+   * The first Terminate a peer sent on any connection of this session.
+   *
+   * @return the Terminate, or null
+   */
+  TerminateInfo peerTerminate() {
+    return peerTerminate;
+  }
+
+  /**
    * Runs everything up to the test: connections, the conversation, the headers.
    *
    * @param portListener told the listening port (server only)
@@ -132,7 +151,7 @@ final class PerfSession implements AutoCloseable {
   void setUp(IntConsumer portListener) throws IOException, InterruptedException {
     if (client) {
       connect(control.queuePair(), ConnectParams.builder().crc(opts.crc())
-          .markers(opts.markers()).connectTimeout(java.time.Duration.ofSeconds(
+          .markers(opts.markers()).eventListener(terminates).connectTimeout(java.time.Duration.ofSeconds(
               opts.timeoutSeconds())).build(), "control");
     } else {
       listener = device.listen(new InetSocketAddress(opts.port()), requests::add);
@@ -141,7 +160,7 @@ final class PerfSession implements AutoCloseable {
       out.println("************************************");
       out.println("* Waiting for client to connect... *");
       out.println("************************************");
-      accept(control.queuePair(), AcceptParams.defaults());
+      accept(control.queuePair(), AcceptParams.builder().eventListener(terminates).build());
     }
     exchange.exchangeVersions();
     exchange.checkPeerVersion();
@@ -166,7 +185,7 @@ final class PerfSession implements AutoCloseable {
     for (int i = 0; i < qps.length; i++) {
       if (client) {
         ConnectParams.Builder p = ConnectParams.builder().crc(opts.crc()).markers(opts.markers())
-            .connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()))
+            .eventListener(terminates).connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()))
             .replyTimeout(Duration.ofMillis(DataConnectRetry.REPLY_TIMEOUT_MILLIS));
         if (opts.mode().usesReads()) {
           p.ird(opts.outReads()).ord(opts.outReads());
@@ -188,7 +207,7 @@ final class PerfSession implements AutoCloseable {
         }
         established[i] = CompletableFuture.completedFuture(qps[i].connection());
       } else {
-        AcceptParams.Builder p = AcceptParams.builder();
+        AcceptParams.Builder p = AcceptParams.builder().eventListener(terminates);
         if (opts.mode().usesReads()) {
           p.ird(opts.outReads()).ord(opts.outReads());
         }

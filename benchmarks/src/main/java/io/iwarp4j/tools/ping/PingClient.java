@@ -1,15 +1,20 @@
 package io.iwarp4j.tools.ping;
 
 import io.iwarp4j.verbs.ConnectParams;
+import io.iwarp4j.verbs.CountersSnapshot;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaDevice;
+import io.iwarp4j.verbs.RdmapMessageType;
 import io.iwarp4j.verbs.WcOpcode;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * rping's client: per ping it fills the start buffer, advertises it (the server RDMA Reads it),
@@ -20,6 +25,7 @@ final class PingClient {
   private final PingOptions o;
   private final PrintStream out;
   private final PrintStream err;
+  private final CountersSnapshot counters = new CountersSnapshot();
 
   PingClient(PingOptions o, PrintStream out, PrintStream err) {
     this.o = o;
@@ -48,7 +54,7 @@ final class PingClient {
       }
       int done = 0;
       try {
-        done = pings(ep);
+        done = pings(ep, conn);
       } finally {
         IwarpPing.await(conn.disconnect(), o.timeout, "disconnect");
       }
@@ -56,7 +62,7 @@ final class PingClient {
     }
   }
 
-  private int pings(PingEndpoint ep) throws Exception {
+  private int pings(PingEndpoint ep, RdmaConnection conn) throws Exception {
     int size = o.size;
     ByteBuf start = ep.startBuf.buffer();
     ByteBuf sink = ep.rdmaBuf.buffer();
@@ -64,9 +70,9 @@ final class PingClient {
     for (; o.count == 0 || ping < o.count; ping++) {
       PingData.fill(start, 0, size, ping);
       ep.advertise(ep.startBuf, size);
-      awaitGoAhead(ep, "the server's go ahead after its RDMA Read (ping " + ping + ")");
+      awaitGoAhead(ep, conn, PingStall.Step.READ, ping);
       ep.advertise(ep.rdmaBuf, size);
-      awaitGoAhead(ep, "the server's go ahead after its RDMA Write (ping " + ping + ")");
+      awaitGoAhead(ep, conn, PingStall.Step.WRITE, ping);
       if (o.validate && !ByteBufUtil.equals(start, 0, sink, 0, size)) {
         throw new PingException("data mismatch! (ping " + ping + ")");
       }
@@ -77,12 +83,29 @@ final class PingClient {
     return ping;
   }
 
-  private static void awaitGoAhead(PingEndpoint ep, String what) throws Exception {
+  private void awaitGoAhead(PingEndpoint ep, RdmaConnection conn, PingStall.Step step, int ping)
+      throws Exception {
+    String what = PingStall.awaited(step, ping);
+    RdmapMessageType rdma = step == PingStall.Step.READ ? RdmapMessageType.RDMA_READ_REQUEST
+        : RdmapMessageType.RDMA_WRITE;
+    ep.qp.counters(counters);
+    long rdmaBefore = counters.messagesReceived(rdma);
     WorkCompletion wc;
     try {
-      wc = ep.completions.next(WcOpcode.RECV, what);
+      wc = ep.completions.next(WcOpcode.RECV, what, () -> {
+        ep.qp.counters(counters);
+        return PingStall.diagnose(step, conn.mpaInfo().rtr(), conn.rtrAnswered(),
+            counters.messagesReceived(), counters.messagesReceived(rdma) - rdmaBefore);
+      });
     } catch (PingCompletions.Flushed f) {
-      throw new PingException("the connection closed while waiting for " + what);
+      // The flush can be seen before the ERROR event that carries a Terminate: let it land.
+      try {
+        conn.closeFuture().get(2, TimeUnit.SECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        // reported without it
+      }
+      throw new PingException("the connection closed while waiting for " + what
+          + (ep.terminate() != null ? " (" + ep.terminate() + ")" : ""));
     }
     if (wc.byteLen() != RpingAdvertisement.LENGTH) {
       throw new PingException("Received bogus data, size " + wc.byteLen());

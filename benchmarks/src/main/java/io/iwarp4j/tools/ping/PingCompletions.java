@@ -6,6 +6,7 @@ import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Waits for the next completion rping's state machine expects, the way rping's semaphore does:
@@ -38,12 +39,24 @@ final class PingCompletions {
    */
   WorkCompletion next(WcOpcode want, String what) throws PingException, Flushed,
       InterruptedException {
+    return next(want, what, null);
+  }
+
+  /**
+   * The next completion of {@code want}; on a timeout the message ends with what
+   * {@code missing} says did not arrive.
+   *
+   * @param missing says what did not arrive, or null
+   * @return the completion (valid until the next call)
+   */
+  WorkCompletion next(WcOpcode want, String what, Supplier<String> missing)
+      throws PingException, Flushed, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       long left = deadline - System.nanoTime();
       if (left <= 0 || cq.await(wc, left, TimeUnit.NANOSECONDS) == 0) {
         throw new PingException("timed out after " + timeout.toSeconds() + " s waiting for "
-            + what);
+            + what + (missing != null ? ": " + missing.get() : ""));
       }
       WorkCompletion c = wc[0];
       if (c.status() == WcStatus.WR_FLUSH_ERR) {

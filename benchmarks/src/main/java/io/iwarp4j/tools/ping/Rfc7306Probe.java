@@ -84,6 +84,10 @@ final class Rfc7306Probe {
     out.println("rfc7306 probe: the peer's Terminate: layer " + t.layer() + ", type "
         + t.errorType() + ", code 0x" + Integer.toHexString(t.errorCode()) + " (" + t.describe()
         + ")");
+    if (t.siwReading() != null) {
+      out.println("rfc7306 probe: as Linux siw means it (Layer and Error Type nibbles swapped): "
+          + t.siwReading());
+    }
     out.println("rfc7306 probe: connection closed, queue pair " + ep.qp.state());
     return 1;
   }

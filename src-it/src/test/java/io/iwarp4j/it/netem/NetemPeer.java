@@ -20,6 +20,7 @@ import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -135,7 +136,8 @@ public final class NetemPeer {
     qp.postRecv(new RecvWorkRequest(1).wrId(1).addSge(msgs, 0, 16));
     qp.postRecv(new RecvWorkRequest(1).wrId(2).addSge(msgs, 64, 8));
     RdmaConnection conn = device.connect(qp, new InetSocketAddress(ip, port),
-        ConnectParams.builder().peerToPeer(true).build()).get(WAIT, TimeUnit.SECONDS);
+        ConnectParams.builder().peerToPeer(true)
+            .firstFpduDelay(Duration.ZERO).build()).get(WAIT, TimeUnit.SECONDS);
     take(cq, 1);
     byte[] advert = new byte[RemoteBuffer.ENCODED_LENGTH];
     msgs.buffer().getBytes(0, advert);

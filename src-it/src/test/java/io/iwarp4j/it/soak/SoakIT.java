@@ -27,6 +27,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -95,7 +96,7 @@ class SoakIT {
         qb[i] = b.createQueuePair(pb, QueuePairConfig.builder(cqb, cqb).maxSendWr(1)
             .maxRecvWr(2 * (OPS + 1)).maxSendSge(1).maxRecvSge(1).build());
         var connected = a.connect(qa[i], listener.localAddress(),
-            ConnectParams.builder().peerToPeer(true).build());
+            ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).build());
         ConnectRequest request = requests.poll(WAIT, TimeUnit.SECONDS);
         assertNotNull(request, "no connect request for pair " + i);
         request.accept(qb[i]).get(WAIT, TimeUnit.SECONDS);

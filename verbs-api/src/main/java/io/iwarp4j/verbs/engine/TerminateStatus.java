@@ -121,6 +121,33 @@ public final class TerminateStatus {
     }
   }
 
+  /**
+   * How Linux siw means a received Terminate whose first control octet it built with the Error
+   * Type in the high nibble and the Layer in the low one (its {@code __LITTLE_ENDIAN_BITFIELD}
+   * declaration in iwarp.h on x86; RFC 5040 §4.8 has Layer high): the triple with Layer and Error
+   * Type exchanged, when that is one siw is known to send. Only the two swaps siw produces are
+   * recognised: a received RDMAP Remote Operation Error (0/2) with a code that only MPA defines,
+   * 0x01-0x04, is siw's LLP/MPA error (2/0, e.g. 0x02 a CRC error; 0/2 with 0x05-0x07 is what
+   * conformant peers send, e.g. Unexpected OpCode, and is left alone), and a received LLP/MPA
+   * error (2/0) with an RDMAP Remote Operation code 0x05-0x09 or 0xFF is siw's RDMAP Remote
+   * Operation Error (0/2, e.g. 0x06 Unexpected OpCode: an MPA "insufficient IRD" belongs to the
+   * startup, not to a running stream).
+   *
+   * @return the swapped triple and its name, e.g. "2/0/0x2 (LLP MPA / MPA CRC mismatch)", or
+   *     null when the swap is not one siw is known for
+   */
+  public static String describeSiwSwapped(int layer, int errorType, int errorCode) {
+    boolean rdmapRemoteOp = layer == TerminateInfo.LAYER_RDMAP && errorType == 2;
+    boolean llpMpa = layer == TerminateInfo.LAYER_LLP && errorType == 0;
+    boolean mpaOnlyCode = errorCode >= 0x01 && errorCode <= 0x04;
+    boolean remoteOpCode = (errorCode >= 0x05 && errorCode <= 0x09) || errorCode == 0xFF;
+    if ((rdmapRemoteOp && mpaOnlyCode) || (llpMpa && remoteOpCode)) {
+      return errorType + "/" + layer + "/0x" + Integer.toHexString(errorCode) + " ("
+          + describe(errorType, layer, errorCode) + ")";
+    }
+    return null;
+  }
+
   private static String rdmap(int type, int code) {
     if (type == 0) {
       return "Local Catastrophic Error";
