@@ -18,6 +18,7 @@ import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaError;
+import io.iwarp4j.testing.Outbound;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
@@ -354,7 +355,7 @@ class DdpStreamValidationTest {
   void aMpaCrcErrorIsPassedUpAndNothingIsPlaced() {
     pair.a.framer.write(tagged(0xC1, WRITE, writable.stag(), BASE, 8), null);
     pair.a.framer.flush();
-    byte[] wire = StreamPair.drain(pair.a.channel);
+    byte[] wire = Outbound.drain(pair.a.channel);
     wire[2 + TaggedHeader.LENGTH] ^= 1; // one payload bit
     pair.b.channel.writeInbound(Unpooled.wrappedBuffer(wire));
     assertEquals(1, pair.b.listener.mpaErrors.size());

@@ -17,6 +17,7 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -138,7 +139,7 @@ class DdpUpperLayerHooksTest {
         hex.replaceAll("[\\s|]", "")));
     framer.write(ulpdu, null);
     framer.flush();
-    receiver.writeInbound(Unpooled.wrappedBuffer(StreamPair.drain(sender)));
+    receiver.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(sender)));
   }
 
   @Test

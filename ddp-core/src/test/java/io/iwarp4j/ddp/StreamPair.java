@@ -8,12 +8,12 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.testing.Inbound;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntUnaryOperator;
@@ -107,32 +107,9 @@ final class StreamPair implements AutoCloseable {
   }
 
   private long move(End from, End to) {
-    byte[] wire = drain(from.channel);
-    int pos = 0;
-    while (pos < wire.length && to.channel.isOpen()) {
-      int n = Math.max(1, Math.min(chunker.applyAsInt(wire.length - pos), wire.length - pos));
-      ByteBuf read = Unpooled.wrappedBuffer(wire, pos, n);
-      to.fed.add(read);
-      to.channel.writeInbound(read);
-      pos += n;
-    }
+    byte[] wire = Outbound.drain(from.channel);
+    to.fed.addAll(Inbound.feed(to.channel, wire, chunker));
     return wire.length;
-  }
-
-  /** Everything the channel wrote, concatenated; the written buffers are released. */
-  static byte[] drain(EmbeddedChannel ch) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (Object m; (m = ch.readOutbound()) != null; ) {
-      ByteBuf buf = (ByteBuf) m;
-      try {
-        byte[] bytes = new byte[buf.readableBytes()];
-        buf.getBytes(buf.readerIndex(), bytes);
-        out.write(bytes, 0, bytes.length);
-      } finally {
-        buf.release();
-      }
-    }
-    return out.toByteArray();
   }
 
   @Override

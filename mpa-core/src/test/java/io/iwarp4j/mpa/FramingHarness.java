@@ -1,11 +1,11 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,14 +28,7 @@ final class FramingHarness {
 
     /** Everything flushed so far, concatenated; the written buffers are released. */
     byte[] drain() {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
-        byte[] bytes = new byte[b.readableBytes()];
-        b.readBytes(bytes);
-        out.write(bytes, 0, bytes.length);
-        b.release();
-      }
-      return out.toByteArray();
+      return Outbound.drain(channel);
     }
 
     @Override

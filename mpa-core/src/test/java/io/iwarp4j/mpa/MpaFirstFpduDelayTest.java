@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -29,18 +30,18 @@ class MpaFirstFpduDelayTest {
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
-      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length,
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
+      assertEquals(0, Outbound.drain(pair.initiator).length,
           "no FPDU right after the Reply");
       assertFalse(ih.handshakeFuture().isDone(), "the ULP may not send during the quiet period");
       pair.initiator.advanceTimeBy(QUIET.toMillis() - 1, TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length, "1 ms early: still quiet");
+      assertEquals(0, Outbound.drain(pair.initiator).length, "1 ms early: still quiet");
       pair.initiator.advanceTimeBy(1, TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
       assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)),
-          toHex(StartupWire.drainOutbound(pair.initiator)), "then the Write RTR, byte-exact");
+          toHex(Outbound.drain(pair.initiator)), "then the Write RTR, byte-exact");
       assertTrue(ih.handshakeFuture().isSuccess());
     }
   }
@@ -52,13 +53,13 @@ class MpaFirstFpduDelayTest {
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
-      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
       assertFalse(ih.handshakeFuture().isDone());
       pair.initiator.advanceTimeBy(QUIET.toMillis(), TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
       assertTrue(ih.handshakeFuture().isSuccess());
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length, "no RTR without P2P");
+      assertEquals(0, Outbound.drain(pair.initiator).length, "no RTR without P2P");
     }
   }
 
@@ -69,15 +70,15 @@ class MpaFirstFpduDelayTest {
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
-      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
       pair.initiator.close();
       pair.initiator.advanceTimeBy(QUIET.toMillis(), TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
       assertTrue(ih.handshakeFuture().isDone());
       MpaException e = assertInstanceOf(MpaException.class, ih.handshakeFuture().cause());
       assertEquals(MpaError.TCP_CONNECTION_LOST, e.error());
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length, "no RTR after the close");
+      assertEquals(0, Outbound.drain(pair.initiator).length, "no RTR after the close");
     }
   }
 

@@ -1,12 +1,8 @@
 package io.iwarp4j.mpa;
 
-import io.iwarp4j.testing.Hex;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.zip.CRC32C;
 
-/** Test helpers for the startup tests: the startup keys, draining outbound bytes, FPDUs with CRC32c. */
+/** Test helpers for the startup tests: the startup keys, FPDUs with CRC32c. */
 final class StartupWire {
   /** "MPA ID Req Frame". */
   static final String REQUEST_KEY = "4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65";
@@ -14,22 +10,6 @@ final class StartupWire {
   static final String REPLY_KEY = "4d 50 41 20 49 44 20 52 65 70 20 46 72 61 6d 65";
 
   private StartupWire() {
-  }
-
-  /** Everything the channel has written so far, concatenated; the messages are released. */
-  static byte[] drainOutbound(EmbeddedChannel ch) {
-    ByteBuf all = Unpooled.buffer();
-    try {
-      Object m;
-      while ((m = ch.readOutbound()) != null) {
-        ByteBuf b = (ByteBuf) m;
-        all.writeBytes(b);
-        b.release();
-      }
-      return Hex.bytes(all);
-    } finally {
-      all.release();
-    }
   }
 
   /** The FPDU (no Markers) carrying {@code ulpdu}: length, ULPDU, PAD, CRC32c LSB first or 0. */

@@ -8,7 +8,7 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
-import io.netty.buffer.Unpooled;
+import io.iwarp4j.testing.Inbound;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
@@ -161,12 +161,7 @@ final class EndpointPair implements AutoCloseable {
     from.wire.write(octets, 0, octets.length);
     boolean moved = octets.length > 0;
     octets = tap.onMove(from, octets);
-    int pos = 0;
-    while (pos < octets.length && to.channel.isOpen()) {
-      int n = Math.max(1, Math.min(chunker.applyAsInt(octets.length - pos), octets.length - pos));
-      to.channel.writeInbound(Unpooled.wrappedBuffer(octets, pos, n));
-      pos += n;
-    }
+    Inbound.feed(to.channel, octets, chunker);
     if (!from.channel.isOpen() && to.channel.isOpen()) {
       to.channel.close();
       moved = true;
