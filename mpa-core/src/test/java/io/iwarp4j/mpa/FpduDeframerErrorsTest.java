@@ -237,7 +237,7 @@ class FpduDeframerErrorsTest {
     byte[] wire = twoFpdus(true, false);
     RuntimeException boom = new IllegalStateException("listener bug");
     try (Receiver r = new Receiver(true, false)) {
-      r.deframer.setListener(new FramingHarness.RecordingListener() {
+      r.deframer.setListener(new RecordingUlpduListener() {
         @Override
         public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
           super.onUlpdu(ctx, ulpdu);

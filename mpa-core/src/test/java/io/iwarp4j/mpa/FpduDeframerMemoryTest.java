@@ -26,7 +26,7 @@ class FpduDeframerMemoryTest {
     byte[] ulpdu = new byte[FpduHeader.MAX_ULPDU_LENGTH];
     new Random(5044).nextBytes(ulpdu);
     byte[] wire = ReferenceFpdu.encode(List.of(ulpdu, new byte[] {1, 2, 3}), true, false);
-    FramingHarness.RecordingListener listener = new FramingHarness.RecordingListener();
+    RecordingUlpduListener listener = new RecordingUlpduListener();
     FpduDeframer deframer = new FpduDeframer(true, false, listener);
     EmbeddedChannel ch = new EmbeddedChannel(deframer);
     ByteBuf[] fed = new ByteBuf[wire.length];
@@ -74,7 +74,7 @@ class FpduDeframerMemoryTest {
       }
       List<ByteBuf> seen = new ArrayList<>();
       int[] deliveredLength = {-1};
-      FramingHarness.RecordingListener listener = new FramingHarness.RecordingListener() {
+      RecordingUlpduListener listener = new RecordingUlpduListener() {
         @Override
         public void onUlpdu(ChannelHandlerContext ctx, Ulpdu u) {
           super.onUlpdu(ctx, u);
@@ -113,7 +113,7 @@ class FpduDeframerMemoryTest {
   void readsThatBackAPendingFpduAreRetainedUntilDelivery() {
     byte[] ulpdu = new byte[1000];
     byte[] wire = ReferenceFpdu.encode(List.of(ulpdu), true, false);
-    FramingHarness.RecordingListener listener = new FramingHarness.RecordingListener();
+    RecordingUlpduListener listener = new RecordingUlpduListener();
     FpduDeframer deframer = new FpduDeframer(true, false, listener);
     EmbeddedChannel ch = new EmbeddedChannel(deframer);
     try {

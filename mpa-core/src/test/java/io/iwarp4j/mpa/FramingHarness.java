@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Test plumbing: a framer writing into an EmbeddedChannel, a deframer reading from another, and
- * a listener that records what it was told.
+ * Test plumbing: a framer writing into an EmbeddedChannel and a deframer reading from another,
+ * telling a {@link RecordingUlpduListener}.
  */
 final class FramingHarness {
   private FramingHarness() {
@@ -37,37 +37,13 @@ final class FramingHarness {
     }
   }
 
-  /** Records ULPDUs (copied out during the callback), errors and input-closed events. */
-  static class RecordingListener implements UlpduListener {
-    final List<byte[]> ulpdus = new ArrayList<>();
-    final List<MpaException> errors = new ArrayList<>();
-    int inputClosed;
-
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      byte[] copy = new byte[ulpdu.length()];
-      ulpdu.getBytes(0, copy, 0, copy.length);
-      ulpdus.add(copy);
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      errors.add(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-      inputClosed++;
-    }
-  }
-
   /**
    * A deframer in an EmbeddedChannel. Feeds unpooled buffers (direct ones are still watched by
    * the leak detector) because pooled buffer objects are recycled, which would make a refCnt
    * check after release meaningless.
    */
   static final class Receiver implements AutoCloseable {
-    final RecordingListener listener = new RecordingListener();
+    final RecordingUlpduListener listener = new RecordingUlpduListener();
     final FpduDeframer deframer;
     final EmbeddedChannel channel;
     /** Every buffer fed in, to check that all were released. */
