@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingSegmentWriter.Segment;
-import io.iwarp4j.ddp.RecordingUntaggedListener.Delivery;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter.Segment;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener.Delivery;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -10,11 +10,7 @@ import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
-import io.iwarp4j.mpa.FpduDeframer;
-import io.iwarp4j.mpa.FpduFramer;
-import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.ddp.testing.FramedStream;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
@@ -139,22 +135,6 @@ class RdmapAllocationTest {
     }
   }
 
-  private static final UlpduListener NONE = new UlpduListener() {
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      throw new AssertionError("not started");
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      throw new AssertionError(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-    }
-  };
-
   /** One end. */
   private static final class End {
     final Pipe pipe = new Pipe();
@@ -164,11 +144,10 @@ class RdmapAllocationTest {
 
     /** @param snapshots null: CRC off, zero-copy Read Responses; else told CRC is on */
     End(ProtectionDomain pd, boolean initiator, ReadResponseCopyBudget snapshots) {
-      FpduDeframer deframer = new FpduDeframer(false, false, NONE);
-      channel = new EmbeddedChannel(pipe, deframer);
-      channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
-      FpduFramer framer = new FpduFramer(channel.pipeline().context(deframer), false, false, 1024);
-      DdpStream stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
+      FramedStream end = FramedStream.builder().allocator(PooledByteBufAllocator.DEFAULT)
+          .before(pipe).build(initiator, pd, null);
+      channel = end.channel;
+      DdpStream stream = end.stream;
       // With a budget the endpoint is told CRC is on, so its Read Responses are snapshots (the
       // framer still computes no CRC, for the reason in the class comment).
       endpoint = snapshots == null ? new RdmapEndpoint(stream, events, 2, 2, 4, 2)
