@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.mpa.FramingHarness.Receiver;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.buffer.Unpooled;

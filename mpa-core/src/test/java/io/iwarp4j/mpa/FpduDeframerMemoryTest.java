@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.iwarp4j.wire.FpduHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -21,8 +21,8 @@ import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.fuzz.ByteCursor;
-import io.iwarp4j.mpa.fuzz.FpduStreams;
 import io.iwarp4j.mpa.fuzz.FuzzInput;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -76,7 +76,7 @@ class DdpPlacementFuzzTest {
         }
         ulpdus.add(u);
       }
-      byte[] wire = FpduStreams.encode(ulpdus, false, false);
+      byte[] wire = ReferenceFpdu.encode(ulpdus, false, false);
       f.input.feed(f.channel, data, wire, 700, f::checkInvariants);
       f.channel.checkException();
       f.checkInvariants();

@@ -17,8 +17,8 @@ import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.ddp.testing.FramedStream;
 import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.fuzz.ByteCursor;
-import io.iwarp4j.mpa.fuzz.FpduStreams;
 import io.iwarp4j.mpa.fuzz.FuzzInput;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapEndpoint;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
@@ -91,7 +91,7 @@ class RdmapDispatchFuzzTest {
         }
         ulpdus.add(u);
       }
-      byte[] wire = FpduStreams.encode(ulpdus, false, false);
+      byte[] wire = ReferenceFpdu.encode(ulpdus, false, false);
       f.input.feed(f.channel, data, wire, 700, f::checkInvariants);
       f.channel.checkException();
       f.checkInvariants();
