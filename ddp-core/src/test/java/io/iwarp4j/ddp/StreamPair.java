@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.testing.FramedStream;
+import io.iwarp4j.ddp.testing.RecordingStreamListener;
 import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.testing.Inbound;
