@@ -9,6 +9,7 @@ import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.testing.Outbound;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -148,7 +149,7 @@ class DdpReadBatchHookTest {
   /** Everything framed so far, as one read (one channelRead) of the receiver. */
   private void readAll() {
     framer.flush();
-    receiver.writeInbound(Unpooled.wrappedBuffer(StreamPair.drain(sender)));
+    receiver.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(sender)));
   }
 
   @Test
@@ -172,7 +173,7 @@ class DdpReadBatchHookTest {
     listener.queue.post(memory, 0, 16, 7);
     send(1);
     framer.flush();
-    byte[] wire = StreamPair.drain(sender);
+    byte[] wire = Outbound.drain(sender);
     receiver.writeInbound(Unpooled.wrappedBuffer(wire, 0, 10));
     receiver.writeInbound(Unpooled.wrappedBuffer(wire, 10, wire.length - 10));
     assertEquals(List.of("batch", "batch", "validated msn=1", "delivered msn=1 buffer=7"),

@@ -16,6 +16,7 @@ import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.testing.AllocationFreedom;
 import io.iwarp4j.testing.AllocationMeter;
+import io.iwarp4j.testing.Outbound;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
@@ -195,7 +196,7 @@ class DdpReceiveAllocationTest {
       FpduFramer framer = new FpduFramer(tx.pipeline().firstContext(), true, false, 0xFFFF);
       framer.write(Unpooled.wrappedBuffer(ulpdu), null);
       framer.flush();
-      return StreamPair.drain(tx);
+      return Outbound.drain(tx);
     } finally {
       tx.finishAndReleaseAll();
     }

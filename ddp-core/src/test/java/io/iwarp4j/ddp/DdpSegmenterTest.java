@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingSegmentWriter.Segment;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter.Segment;
 import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.DdpControl;
 import io.iwarp4j.wire.TaggedHeader;

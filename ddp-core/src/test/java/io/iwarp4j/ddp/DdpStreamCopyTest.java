@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.iwarp4j.ddp.RecordingStreamListener.Tagged;
-import io.iwarp4j.ddp.RecordingStreamListener.Untagged;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Tagged;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Untagged;
 import io.iwarp4j.wire.TaggedHeader;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;

@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingStreamListener.Tagged;
-import io.iwarp4j.ddp.RecordingStreamListener.Untagged;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.RecordingStreamListener;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Tagged;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Untagged;
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;

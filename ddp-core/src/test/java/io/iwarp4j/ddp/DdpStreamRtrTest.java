@@ -7,16 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingStreamListener.Control;
-import io.iwarp4j.ddp.RecordingStreamListener.Untagged;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.RecordingStreamListener;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Control;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Untagged;
 import io.iwarp4j.mpa.MpaConnection;
 import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.mpa.RtrType;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -86,7 +88,7 @@ class DdpStreamRtrTest {
 
   private static boolean move(EmbeddedChannel from, EmbeddedChannel to) {
     from.runPendingTasks();
-    byte[] wire = StreamPair.drain(from);
+    byte[] wire = Outbound.drain(from);
     if (wire.length > 0) {
       to.writeInbound(Unpooled.wrappedBuffer(wire));
     }
@@ -164,7 +166,7 @@ class DdpStreamRtrTest {
     assertFalse(r.sendEnabled());
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> sendBoth(r));
     assertTrue(e.getMessage().contains("RFC 5044 §7.1.2 rule 4"), e.getMessage());
-    assertTrue(StreamPair.drain(responder).length == 0, "nothing was written");
+    assertTrue(Outbound.drain(responder).length == 0, "nothing was written");
 
     sendBoth(i);
     shuttle();

@@ -9,15 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingStreamListener.Control;
-import io.iwarp4j.ddp.RecordingStreamListener.Error;
-import io.iwarp4j.ddp.RecordingStreamListener.Tagged;
-import io.iwarp4j.ddp.RecordingStreamListener.Untagged;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.RecordingStreamListener;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Control;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Error;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Tagged;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Untagged;
 import io.iwarp4j.mpa.MpaError;
+import io.iwarp4j.testing.Outbound;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
@@ -354,7 +356,7 @@ class DdpStreamValidationTest {
   void aMpaCrcErrorIsPassedUpAndNothingIsPlaced() {
     pair.a.framer.write(tagged(0xC1, WRITE, writable.stag(), BASE, 8), null);
     pair.a.framer.flush();
-    byte[] wire = StreamPair.drain(pair.a.channel);
+    byte[] wire = Outbound.drain(pair.a.channel);
     wire[2 + TaggedHeader.LENGTH] ^= 1; // one payload bit
     pair.b.channel.writeInbound(Unpooled.wrappedBuffer(wire));
     assertEquals(1, pair.b.listener.mpaErrors.size());

@@ -12,14 +12,13 @@ import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
-import io.iwarp4j.mpa.FpduDeframer;
+import io.iwarp4j.ddp.testing.FramedStream;
 import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,22 +36,6 @@ import org.junit.jupiter.api.Test;
  * memory only under a pin ({@link MemoryRegion#retainedSlice}).
  */
 class DdpUpperLayerHooksTest {
-  private static final UlpduListener NONE = new UlpduListener() {
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      throw new AssertionError("not started");
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      throw new AssertionError(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-    }
-  };
-
   /** Refuses opcode 0xC; records what it is asked and told. */
   private static final class Refusing implements DdpStreamListener {
     final List<String> events = new ArrayList<>();
@@ -104,8 +87,6 @@ class DdpUpperLayerHooksTest {
   private EmbeddedChannel sender;
   private FpduFramer framer;
   private EmbeddedChannel receiver;
-  private FpduDeframer deframer;
-  private FpduFramer receiverFramer;
   private final Refusing listener = new Refusing();
 
   @BeforeEach
@@ -126,10 +107,9 @@ class DdpUpperLayerHooksTest {
   }
 
   private DdpStream receivingStream(DdpStreamListener l) {
-    deframer = new FpduDeframer(false, false, NONE);
-    receiver = new EmbeddedChannel(deframer);
-    receiverFramer = new FpduFramer(receiver.pipeline().context(deframer), false, false, 1024);
-    return new DdpStream(receiver, receiverFramer, deframer, null, false, pd, l);
+    FramedStream end = FramedStream.builder().build(false, pd, l);
+    receiver = end.channel;
+    return end.stream;
   }
 
   /** Frames {@code ulpdu} and feeds it to the receiver. */
@@ -138,7 +118,7 @@ class DdpUpperLayerHooksTest {
         hex.replaceAll("[\\s|]", "")));
     framer.write(ulpdu, null);
     framer.flush();
-    receiver.writeInbound(Unpooled.wrappedBuffer(StreamPair.drain(sender)));
+    receiver.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(sender)));
   }
 
   @Test

@@ -3,46 +3,27 @@ package io.iwarp4j.ddp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.iwarp4j.ddp.mem.ProtectionDomain;
+import io.iwarp4j.ddp.testing.FramedStream;
+import io.iwarp4j.ddp.testing.RecordingStreamListener;
 import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
-import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.testing.Inbound;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntUnaryOperator;
 
 /**
  * Two DDP streams over MPA framing, back to back in EmbeddedChannels, without a startup: each
- * end is a channel holding a {@link FpduDeframer}, a {@link FpduFramer} writing through the
- * deframer's context (as in production) and a {@link DdpStream} built from them. End A is the
+ * end is a {@link FramedStream} (a channel holding a {@link FpduDeframer}, a {@link FpduFramer}
+ * writing through the deframer's context and a {@link DdpStream} built from them). End A is the
  * Initiator. {@link #shuttle()} moves what each end wrote to the other as inbound reads whose
  * sizes {@link #chunker} chooses (the TCP chunking).
  */
 final class StreamPair implements AutoCloseable {
-  /** Until the stream is started: a deframer needs some listener. */
-  private static final UlpduListener NONE = new UlpduListener() {
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      throw new AssertionError("a ULPDU arrived before the stream was started");
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      throw new AssertionError(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-    }
-  };
-
   /** One end. */
   static final class End {
     final EmbeddedChannel channel;
@@ -55,13 +36,12 @@ final class StreamPair implements AutoCloseable {
 
     End(boolean crc, boolean markersOut, boolean markersIn, int mulpdu, boolean initiator,
         ProtectionDomain pd, ByteBufAllocator alloc) {
-      deframer = new FpduDeframer(crc, markersIn, NONE);
-      channel = new EmbeddedChannel(deframer);
-      if (alloc != null) {
-        channel.config().setAllocator(alloc);
-      }
-      framer = new FpduFramer(channel.pipeline().context(deframer), crc, markersOut, mulpdu);
-      stream = new DdpStream(channel, framer, deframer, null, initiator, pd, listener);
+      FramedStream end = FramedStream.builder().crc(crc).markers(markersOut, markersIn)
+          .mulpdu(mulpdu).allocator(alloc).build(initiator, pd, listener);
+      channel = end.channel;
+      deframer = end.deframer;
+      framer = end.framer;
+      stream = end.stream;
     }
 
     /** Every read fed has been released, and the deframer holds nothing (an FPDU boundary). */
@@ -107,32 +87,9 @@ final class StreamPair implements AutoCloseable {
   }
 
   private long move(End from, End to) {
-    byte[] wire = drain(from.channel);
-    int pos = 0;
-    while (pos < wire.length && to.channel.isOpen()) {
-      int n = Math.max(1, Math.min(chunker.applyAsInt(wire.length - pos), wire.length - pos));
-      ByteBuf read = Unpooled.wrappedBuffer(wire, pos, n);
-      to.fed.add(read);
-      to.channel.writeInbound(read);
-      pos += n;
-    }
+    byte[] wire = Outbound.drain(from.channel);
+    to.fed.addAll(Inbound.feed(to.channel, wire, chunker));
     return wire.length;
-  }
-
-  /** Everything the channel wrote, concatenated; the written buffers are released. */
-  static byte[] drain(EmbeddedChannel ch) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (Object m; (m = ch.readOutbound()) != null; ) {
-      ByteBuf buf = (ByteBuf) m;
-      try {
-        byte[] bytes = new byte[buf.readableBytes()];
-        buf.getBytes(buf.readerIndex(), bytes);
-        out.write(bytes, 0, bytes.length);
-      } finally {
-        buf.release();
-      }
-    }
-    return out.toByteArray();
   }
 
   @Override

@@ -1,12 +1,15 @@
 package io.iwarp4j.ddp;
 
+import static io.netty.buffer.ByteBufUtil.getBytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingSegmentWriter.Segment;
-import io.iwarp4j.ddp.RecordingUntaggedListener.Delivery;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter.Segment;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener.Delivery;
 import io.iwarp4j.wire.UntaggedHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -59,12 +62,6 @@ class UntaggedReassemblyTest {
     return track(Unpooled.wrappedBuffer(bytes));
   }
 
-  private static byte[] bytes(ByteBuf b, int index, int length) {
-    byte[] out = new byte[length];
-    b.getBytes(index, out);
-    return out;
-  }
-
   /** Hands every recorded segment to the receiver, in send order, then forgets them. */
   private void transmit() {
     for (Segment s : wire.segments) {
@@ -88,9 +85,9 @@ class UntaggedReassemblyTest {
           "delivered only after segment " + i + " if it is the last");
     }
     assertEquals(List.of(new Delivery(0, 1, 200, 0x43_0000_0000L, 5)), listener.deliveries);
-    assertArrayEquals(bytes(msg, 0, 200), bytes(target, 50, 200));
-    assertArrayEquals(new byte[50], bytes(target, 0, 50), "nothing before the region");
-    assertArrayEquals(new byte[50], bytes(target, 250, 50), "nothing after it");
+    assertArrayEquals(getBytes(msg, 0, 200), getBytes(target, 50, 200));
+    assertArrayEquals(new byte[50], getBytes(target, 0, 50), "nothing before the region");
+    assertArrayEquals(new byte[50], getBytes(target, 250, 50), "nothing after it");
     assertEquals(0, receiver.queue(0).postedCount(), "the message consumed its buffer");
     assertEquals(2, receiver.queue(0).expectedMsn());
     assertTrue(listener.errors.isEmpty());
@@ -121,10 +118,10 @@ class UntaggedReassemblyTest {
         new Delivery(1, 1, 47, 0x41_0000_0000L, 200),
         new Delivery(0, 2, 10, 0x45_0000_0000L, 101),
         new Delivery(0, 3, 0, 0x44_CAFE_0001L, 102)), listener.deliveries);
-    assertArrayEquals(bytes(a, 0, 90), bytes(target, 0, 90));
-    assertArrayEquals(bytes(b, 0, 10), bytes(target, 100, 10));
-    assertArrayEquals(bytes(c, 0, 47), bytes(target, 500, 47));
-    assertArrayEquals(new byte[90], bytes(target, 110, 90), "a short message leaves the rest");
+    assertArrayEquals(getBytes(a, 0, 90), getBytes(target, 0, 90));
+    assertArrayEquals(getBytes(b, 0, 10), getBytes(target, 100, 10));
+    assertArrayEquals(getBytes(c, 0, 47), getBytes(target, 500, 47));
+    assertArrayEquals(new byte[90], getBytes(target, 110, 90), "a short message leaves the rest");
     assertEquals(0, q0.postedCount());
     assertTrue(listener.errors.isEmpty());
   }
@@ -142,8 +139,8 @@ class UntaggedReassemblyTest {
     assertEquals(3, wire.segments.size(), "18+28+18 | 18+46 | 18+6");
     transmit();
     assertEquals(List.of(new Delivery(1, 1, 98, 0x41_0000_0000L, 9)), listener.deliveries);
-    assertArrayEquals(bytes(rdmap, 0, 28), bytes(target, 0, 28));
-    assertArrayEquals(bytes(rest, 0, 70), bytes(target, 28, 70));
+    assertArrayEquals(getBytes(rdmap, 0, 28), getBytes(target, 0, 28));
+    assertArrayEquals(getBytes(rest, 0, 70), getBytes(target, 28, 70));
   }
 
   @Test
@@ -210,10 +207,10 @@ class UntaggedReassemblyTest {
     for (int m = 0; m < contents.size(); m++) {
       byte[] content = contents.get(m);
       int at = places.get(m);
-      assertArrayEquals(content, bytes(target, at, content.length), why + ", message " + m);
+      assertArrayEquals(content, getBytes(target, at, content.length), why + ", message " + m);
       int end = m + 1 < places.size() ? places.get(m + 1) : place;
       assertArrayEquals(new byte[end - at - content.length],
-          bytes(target, at + content.length, end - at - content.length),
+          getBytes(target, at + content.length, end - at - content.length),
           why + ": the unused rest of buffer " + m + " stays untouched");
     }
   }

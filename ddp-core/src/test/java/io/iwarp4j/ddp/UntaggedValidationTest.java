@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.RecordingUntaggedListener.Error;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener.Error;
 import io.iwarp4j.wire.DdpControl;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.UntaggedHeader;

@@ -2,6 +2,7 @@ package io.iwarp4j.mpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.wire.FpduHeader;
 import io.netty.buffer.ByteBuf;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.mpa.FramingHarness.Receiver;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.buffer.Unpooled;
@@ -237,7 +238,7 @@ class FpduDeframerErrorsTest {
     byte[] wire = twoFpdus(true, false);
     RuntimeException boom = new IllegalStateException("listener bug");
     try (Receiver r = new Receiver(true, false)) {
-      r.deframer.setListener(new FramingHarness.RecordingListener() {
+      r.deframer.setListener(new RecordingUlpduListener() {
         @Override
         public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
           super.onUlpdu(ctx, ulpdu);

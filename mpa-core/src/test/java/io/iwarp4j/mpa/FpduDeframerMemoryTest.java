@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.iwarp4j.wire.FpduHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -26,7 +27,7 @@ class FpduDeframerMemoryTest {
     byte[] ulpdu = new byte[FpduHeader.MAX_ULPDU_LENGTH];
     new Random(5044).nextBytes(ulpdu);
     byte[] wire = ReferenceFpdu.encode(List.of(ulpdu, new byte[] {1, 2, 3}), true, false);
-    FramingHarness.RecordingListener listener = new FramingHarness.RecordingListener();
+    RecordingUlpduListener listener = new RecordingUlpduListener();
     FpduDeframer deframer = new FpduDeframer(true, false, listener);
     EmbeddedChannel ch = new EmbeddedChannel(deframer);
     ByteBuf[] fed = new ByteBuf[wire.length];
@@ -74,7 +75,7 @@ class FpduDeframerMemoryTest {
       }
       List<ByteBuf> seen = new ArrayList<>();
       int[] deliveredLength = {-1};
-      FramingHarness.RecordingListener listener = new FramingHarness.RecordingListener() {
+      RecordingUlpduListener listener = new RecordingUlpduListener() {
         @Override
         public void onUlpdu(ChannelHandlerContext ctx, Ulpdu u) {
           super.onUlpdu(ctx, u);
@@ -113,7 +114,7 @@ class FpduDeframerMemoryTest {
   void readsThatBackAPendingFpduAreRetainedUntilDelivery() {
     byte[] ulpdu = new byte[1000];
     byte[] wire = ReferenceFpdu.encode(List.of(ulpdu), true, false);
-    FramingHarness.RecordingListener listener = new FramingHarness.RecordingListener();
+    RecordingUlpduListener listener = new RecordingUlpduListener();
     FpduDeframer deframer = new FpduDeframer(true, false, listener);
     EmbeddedChannel ch = new EmbeddedChannel(deframer);
     try {

@@ -3,6 +3,7 @@ package io.iwarp4j.mpa;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.mpa.FramingHarness.Receiver;
 import io.iwarp4j.mpa.FramingHarness.Sender;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.iwarp4j.wire.FpduHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;

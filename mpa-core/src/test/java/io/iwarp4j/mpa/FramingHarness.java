@@ -1,17 +1,17 @@
 package io.iwarp4j.mpa;
 
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Test plumbing: a framer writing into an EmbeddedChannel, a deframer reading from another, and
- * a listener that records what it was told.
+ * Test plumbing: a framer writing into an EmbeddedChannel and a deframer reading from another,
+ * telling a {@link RecordingUlpduListener}.
  */
 final class FramingHarness {
   private FramingHarness() {
@@ -28,43 +28,12 @@ final class FramingHarness {
 
     /** Everything flushed so far, concatenated; the written buffers are released. */
     byte[] drain() {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
-        byte[] bytes = new byte[b.readableBytes()];
-        b.readBytes(bytes);
-        out.write(bytes, 0, bytes.length);
-        b.release();
-      }
-      return out.toByteArray();
+      return Outbound.drain(channel);
     }
 
     @Override
     public void close() {
       channel.finishAndReleaseAll();
-    }
-  }
-
-  /** Records ULPDUs (copied out during the callback), errors and input-closed events. */
-  static class RecordingListener implements UlpduListener {
-    final List<byte[]> ulpdus = new ArrayList<>();
-    final List<MpaException> errors = new ArrayList<>();
-    int inputClosed;
-
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      byte[] copy = new byte[ulpdu.length()];
-      ulpdu.getBytes(0, copy, 0, copy.length);
-      ulpdus.add(copy);
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      errors.add(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-      inputClosed++;
     }
   }
 
@@ -74,7 +43,7 @@ final class FramingHarness {
    * check after release meaningless.
    */
   static final class Receiver implements AutoCloseable {
-    final RecordingListener listener = new RecordingListener();
+    final RecordingUlpduListener listener = new RecordingUlpduListener();
     final FpduDeframer deframer;
     final EmbeddedChannel channel;
     /** Every buffer fed in, to check that all were released. */

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -35,18 +36,18 @@ class MpaFirstFpduDelayTest {
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
-      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length,
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
+      assertEquals(0, Outbound.drain(pair.initiator).length,
           "no FPDU right after the Reply");
       assertFalse(ih.handshakeFuture().isDone(), "the ULP may not send during the quiet period");
       pair.initiator.advanceTimeBy(QUIET.toMillis() - 1, TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length, "1 ms early: still quiet");
+      assertEquals(0, Outbound.drain(pair.initiator).length, "1 ms early: still quiet");
       pair.initiator.advanceTimeBy(1, TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
       assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)),
-          toHex(StartupWire.drainOutbound(pair.initiator)), "then the Write RTR, byte-exact");
+          toHex(Outbound.drain(pair.initiator)), "then the Write RTR, byte-exact");
       assertTrue(ih.handshakeFuture().isSuccess());
     }
   }
@@ -58,13 +59,13 @@ class MpaFirstFpduDelayTest {
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
-      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
       assertFalse(ih.handshakeFuture().isDone());
       pair.initiator.advanceTimeBy(QUIET.toMillis(), TimeUnit.MILLISECONDS);
       pair.initiator.runScheduledPendingTasks();
       assertTrue(ih.handshakeFuture().isSuccess());
-      assertEquals(0, StartupWire.drainOutbound(pair.initiator).length, "no RTR without P2P");
+      assertEquals(0, Outbound.drain(pair.initiator).length, "no RTR without P2P");
     }
   }
 
@@ -82,7 +83,7 @@ class MpaFirstFpduDelayTest {
       assertTrue(ch.isOpen(), "held: siw is waiting for an RTR");
       assertFalse(closed.isDone());
       advance(ch, QUIET.toMillis());
-      assertEquals(toHex(fpdu(hex(RtrWireTest.READ), true)), toHex(StartupWire.drainOutbound(ch)),
+      assertEquals(toHex(fpdu(hex(RtrWireTest.READ), true)), toHex(Outbound.drain(ch)),
           "the RTR still goes out, byte-exact");
       MpaException e = assertInstanceOf(MpaException.class, ih.handshakeFuture().cause());
       assertEquals(MpaError.TCP_CONNECTION_LOST, e.error());
@@ -107,7 +108,7 @@ class MpaFirstFpduDelayTest {
       replyArrives(pair);
       advance(ch, QUIET.toMillis());
       assertTrue(ih.handshakeFuture().isSuccess());
-      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(StartupWire.drainOutbound(ch)));
+      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(Outbound.drain(ch)));
       advance(ch, 10);
       ChannelFuture closed = ch.pipeline().close();
       ch.runPendingTasks();
@@ -195,10 +196,10 @@ class MpaFirstFpduDelayTest {
       replyArrives(pair);
       assertNotNull(ch.pipeline().get(RtrCloseGuard.NAME), "closes are guarded");
       advance(ch, 49);
-      assertEquals(0, StartupWire.drainOutbound(ch).length, "quiet for 49 ms");
+      assertEquals(0, Outbound.drain(ch).length, "quiet for 49 ms");
       assertFalse(ih.handshakeFuture().isDone());
       advance(ch, 1);
-      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(StartupWire.drainOutbound(ch)),
+      assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(Outbound.drain(ch)),
           "the RTR at 50 ms");
       assertTrue(ih.handshakeFuture().isSuccess());
     }
@@ -215,8 +216,8 @@ class MpaFirstFpduDelayTest {
   /** Request out, Reply in, with the initiator's clock frozen. */
   private static void replyArrives(StartupPair pair) {
     pair.initiator.freezeTime(); // else wall-clock time on a loaded machine ends the quiet early
-    pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-    pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+    pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+    pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
   }
 
   private static void advance(EmbeddedChannel ch, long millis) {

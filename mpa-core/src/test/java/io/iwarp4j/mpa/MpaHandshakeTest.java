@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.testing.Hex;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -243,8 +244,8 @@ class MpaHandshakeTest {
         .firstFpduDelay(Duration.ZERO).rtrTypes(RtrType.READ).build());
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
-      pair.responder.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.initiator)));
-      pair.initiator.writeInbound(Unpooled.wrappedBuffer(StartupWire.drainOutbound(pair.responder)));
+      pair.responder.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.initiator)));
+      pair.initiator.writeInbound(Unpooled.wrappedBuffer(Outbound.drain(pair.responder)));
       MpaConnection ic = ih.handshakeFuture().getNow();
       assertFalse(ic.rtrAnswered(), "the Read RTR went out; its answer has not come");
       pair.shuttle();
@@ -259,16 +260,16 @@ class MpaHandshakeTest {
     MpaResponderHandler rh = new MpaResponderHandler(MpaSettings.defaults(), true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
       pair.chunk = 1;
-      byte[] request = StartupWire.drainOutbound(pair.initiator);
+      byte[] request = Outbound.drain(pair.initiator);
       for (byte b : request) {
         pair.responder.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
       }
-      byte[] reply = StartupWire.drainOutbound(pair.responder);
+      byte[] reply = Outbound.drain(pair.responder);
       // Everything offered and supported: the Initiator picks WRITE.
       assertEquals(REPLY_KEY + " 50 02 00 04 c0 10 c0 10", toHex(reply));
       assertFalse(rh.handshakeFuture().isDone(), "no RTR yet");
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(reply));
-      byte[] rtr = StartupWire.drainOutbound(pair.initiator);
+      byte[] rtr = Outbound.drain(pair.initiator);
       assertEquals(toHex(fpdu(hex(RtrWireTest.WRITE), true)), toHex(rtr));
       assertTrue(ih.handshakeFuture().isSuccess());
       for (int i = 0; i < rtr.length - 1; i++) {
@@ -277,7 +278,7 @@ class MpaHandshakeTest {
       assertFalse(rh.handshakeFuture().isDone(), "RTR not complete");
       pair.responder.writeInbound(Unpooled.wrappedBuffer(new byte[] {rtr[rtr.length - 1]}));
       assertTrue(rh.handshakeFuture().isSuccess());
-      assertEquals(0, StartupWire.drainOutbound(pair.responder).length, "Write RTR: no answer");
+      assertEquals(0, Outbound.drain(pair.responder).length, "Write RTR: no answer");
     }
   }
 
@@ -395,7 +396,7 @@ class MpaHandshakeTest {
   @Test
   void octetsThatFollowARejectingReplyGoToTheUlp() {
     EmbeddedChannel ch = new EmbeddedChannel(new MpaInitiatorHandler(MpaSettings.defaults()));
-    StartupWire.drainOutbound(ch);
+    Outbound.drain(ch);
     ch.writeInbound(Hex.buf(REPLY_KEY + " 30 02 00 04 00 10 00 10 aa bb"));
     assertTrue(ch.isOpen());
     assertEquals("aa bb", toHex(readInbound(ch)));
@@ -517,7 +518,7 @@ class MpaHandshakeTest {
   void firstFpduInTheSameReadAsTheReplyReachesTheDeframer() {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.defaults());
     EmbeddedChannel ch = new EmbeddedChannel(ih);
-    StartupWire.drainOutbound(ch);
+    Outbound.drain(ch);
     byte[] reply = hex(REPLY_KEY + " 50 02 00 04 00 10 00 10");
     ch.writeInbound(Unpooled.wrappedBuffer(StartupWire.concat(reply, fpdu(hex(HELLO), true))));
     RecordingUlpduListener l = new RecordingUlpduListener();

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +55,7 @@ class MpaResponderSendsFirstTest {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(MpaSettings.defaults());
     MpaResponderHandler rh = new MpaResponderHandler(SENDS_FIRST, true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
-      byte[] request = StartupWire.drainOutbound(pair.initiator);
+      byte[] request = Outbound.drain(pair.initiator);
       assertEquals(REQUEST_KEY + " 50 02 00 04 00 10 00 10", toHex(request));
       pair.responder.writeInbound(Unpooled.wrappedBuffer(request));
       pair.responder.runPendingTasks();
@@ -66,7 +67,7 @@ class MpaResponderSendsFirstTest {
       rc.setListener(rl);
       RecordingUlpduListener.send(rc, HELLO);
       // The Reply first, then the Responder's FPDU (CRC negotiated), nothing else.
-      byte[] wire = StartupWire.drainOutbound(pair.responder);
+      byte[] wire = Outbound.drain(pair.responder);
       assertEquals(REPLY + " " + toHex(fpdu(hex(HELLO), true)), toHex(wire));
 
       // Our Initiator takes an FPDU right after the Reply, even in the same read.
@@ -114,10 +115,10 @@ class MpaResponderSendsFirstTest {
             .firstFpduDelay(Duration.ZERO).rtrTypes(RtrType.WRITE).build());
     MpaResponderHandler rh = new MpaResponderHandler(SENDS_FIRST, true);
     try (StartupPair pair = StartupPair.of(ih, rh)) {
-      byte[] request = StartupWire.drainOutbound(pair.initiator);
+      byte[] request = Outbound.drain(pair.initiator);
       pair.responder.writeInbound(Unpooled.wrappedBuffer(request));
       pair.responder.runPendingTasks();
-      byte[] reply = StartupWire.drainOutbound(pair.responder);
+      byte[] reply = Outbound.drain(pair.responder);
       assertEquals(REPLY_KEY + " 50 02 00 04 80 10 80 10", toHex(reply), "only the Reply");
       assertFalse(rh.handshakeFuture().isDone(), "no RTR yet: the opt-in changes nothing");
       pair.initiator.writeInbound(Unpooled.wrappedBuffer(reply));

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.testing.Hex;
+import io.iwarp4j.testing.Outbound;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -188,7 +189,7 @@ class MpaStartupErrorsTest {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
     ch.writeInbound(Hex.buf(REQUEST_KEY + " 3f 02 00 04 00 10 00 10"));
     assertTrue(rh.handshakeFuture().isSuccess());
-    assertEquals(REPLY_KEY + " 50 02 00 04 00 10 00 10", toHex(StartupWire.drainOutbound(ch)),
+    assertEquals(REPLY_KEY + " 50 02 00 04 00 10 00 10", toHex(Outbound.drain(ch)),
         "Res and R are sent as 0 whatever the Request had");
   }
 
@@ -253,7 +254,7 @@ class MpaStartupErrorsTest {
   void rtrTimeout() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
     ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
-    assertEquals(REPLY_KEY + " 50 02 00 04 80 10 80 10", toHex(StartupWire.drainOutbound(ch)));
+    assertEquals(REPLY_KEY + " 50 02 00 04 80 10 80 10", toHex(Outbound.drain(ch)));
     ch.advanceTimeBy(5, TimeUnit.SECONDS);
     ch.runScheduledPendingTasks();
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.TCP_CONNECTION_LOST, "no RTR");
@@ -293,7 +294,7 @@ class MpaStartupErrorsTest {
     MpaInitiatorHandler ih = initiator(MpaSettings.defaults());
     ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02 00 04 00 10 00 11"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INSUFFICIENT_IRD, "ORD 17");
-    assertEquals(toHex(fpdu(terminate("20 06"), true)), toHex(StartupWire.drainOutbound(ch)));
+    assertEquals(toHex(fpdu(terminate("20 06"), true)), toHex(Outbound.drain(ch)));
   }
 
   @Test
@@ -304,7 +305,7 @@ class MpaStartupErrorsTest {
     // Responder supports the Send RTR only; no CRC anywhere.
     ch.writeInbound(Hex.buf(REPLY_KEY + " 10 02 00 04 c0 10 00 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.NO_MATCHING_RTR, "none of the");
-    assertEquals(toHex(fpdu(terminate("20 07"), true)), toHex(StartupWire.drainOutbound(ch)),
+    assertEquals(toHex(fpdu(terminate("20 07"), true)), toHex(Outbound.drain(ch)),
         "the Initiator asked for CRC, so the Terminate carries one");
   }
 
@@ -316,7 +317,7 @@ class MpaStartupErrorsTest {
     ch.writeInbound(Hex.buf(REPLY_KEY + " 10 02 00 04 00 10 00 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.NO_MATCHING_RTR,
         "connection model mismatch");
-    assertEquals(toHex(fpdu(terminate("20 07"), false)), toHex(StartupWire.drainOutbound(ch)),
+    assertEquals(toHex(fpdu(terminate("20 07"), false)), toHex(Outbound.drain(ch)),
         "no CRC negotiated: the CRC field is zero");
   }
 
@@ -327,34 +328,34 @@ class MpaStartupErrorsTest {
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.INSUFFICIENT_IRD, "ORD 256");
     // Rule 7: the Marker 00 00 00 00 comes first, and the CRC covers it (mpa.md §9.5).
     assertEquals(toHex(StartupWire.fpduAfterMarker(terminate("20 06"))),
-        toHex(StartupWire.drainOutbound(ch)));
+        toHex(Outbound.drain(ch)));
   }
 
   @Test
   void responderGetsAnFpduThatIsNotAnRtr() {
     MpaResponderHandler rh = responder(MpaSettings.builder().crc(false).build());
     ch.writeInbound(Hex.buf(REQUEST_KEY + " 10 02 00 04 80 10 80 10"));
-    assertEquals(REPLY_KEY + " 10 02 00 04 80 10 80 10", toHex(StartupWire.drainOutbound(ch)));
+    assertEquals(REPLY_KEY + " 10 02 00 04 80 10 80 10", toHex(Outbound.drain(ch)));
     ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(MpaHandshakeTest.HELLO), false)));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.NO_MATCHING_RTR, "not an RTR");
-    assertEquals(toHex(fpdu(terminate("20 07"), false)), toHex(StartupWire.drainOutbound(ch)));
+    assertEquals(toHex(fpdu(terminate("20 07"), false)), toHex(Outbound.drain(ch)));
   }
 
   @Test
   void responderGetsAnRtrItDidNotAllow() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
     ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
-    StartupWire.drainOutbound(ch);
+    Outbound.drain(ch);
     ch.writeInbound(Unpooled.wrappedBuffer(fpdu(hex(RtrWireTest.READ), true)));
     assertFailedAndClosed(rh.handshakeFuture(), MpaError.NO_MATCHING_RTR, "a READ RTR");
-    assertEquals(toHex(fpdu(terminate("20 07"), true)), toHex(StartupWire.drainOutbound(ch)));
+    assertEquals(toHex(fpdu(terminate("20 07"), true)), toHex(Outbound.drain(ch)));
   }
 
   @Test
   void rtrWithABadCrcFailsWithoutATerminate() {
     MpaResponderHandler rh = responder(MpaSettings.defaults());
     ch.writeInbound(Hex.buf(REQUEST_KEY + " 50 02 00 04 80 10 80 10"));
-    StartupWire.drainOutbound(ch);
+    Outbound.drain(ch);
     byte[] rtr = fpdu(hex(RtrWireTest.WRITE), true);
     rtr[rtr.length - 1] ^= 1;
     ch.writeInbound(Unpooled.wrappedBuffer(rtr));
@@ -371,12 +372,12 @@ class MpaStartupErrorsTest {
     ch = new EmbeddedChannel();
     ch.config().setAllocator(alloc);
     ch.pipeline().addLast(ih);
-    StartupWire.drainOutbound(ch);
+    Outbound.drain(ch);
     alloc.failNext = true;
     ch.writeInbound(Hex.buf(REPLY_KEY + " 50 02 00 04 80 10 80 10"));
     assertFailedAndClosed(ih.handshakeFuture(), MpaError.LOCAL_CATASTROPHIC,
         "simulated allocation failure");
-    assertEquals(toHex(fpdu(terminate("20 05"), true)), toHex(StartupWire.drainOutbound(ch)));
+    assertEquals(toHex(fpdu(terminate("20 05"), true)), toHex(Outbound.drain(ch)));
   }
 
   // ---- helpers ----
@@ -395,7 +396,7 @@ class MpaStartupErrorsTest {
   private MpaInitiatorHandler initiator(MpaSettings s) {
     MpaInitiatorHandler ih = new MpaInitiatorHandler(s);
     ch = frozenChannel(ih);
-    StartupWire.drainOutbound(ch);
+    Outbound.drain(ch);
     return ih;
   }
 
@@ -411,7 +412,7 @@ class MpaStartupErrorsTest {
   }
 
   private void assertNothingSent() {
-    assertEquals("", toHex(StartupWire.drainOutbound(ch)));
+    assertEquals("", toHex(Outbound.drain(ch)));
   }
 
   private MpaException assertFailedAndClosed(Future<?> f, MpaError error, String detail) {

@@ -7,9 +7,12 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Records copies of the ULPDUs, errors and end-of-input reports it gets. */
-final class RecordingUlpduListener implements UlpduListener {
-  final List<String> ulpdus = new ArrayList<>();
+/**
+ * Records the ULPDUs (copied out during the callback), errors and end-of-input reports it gets.
+ * Not final: a test may override a callback to act after recording.
+ */
+class RecordingUlpduListener implements UlpduListener {
+  final List<byte[]> ulpdus = new ArrayList<>();
   /** "batch" for each {@link #beforeReadBatch}, "ulpdu" for each ULPDU, in order. */
   final List<String> calls = new ArrayList<>();
   final List<MpaException> errors = new ArrayList<>();
@@ -17,7 +20,11 @@ final class RecordingUlpduListener implements UlpduListener {
 
   /** The ULPDUs received, each as hex. */
   List<String> hexUlpdus() {
-    return ulpdus;
+    List<String> out = new ArrayList<>(ulpdus.size());
+    for (byte[] u : ulpdus) {
+      out.add(Hex.toHex(u));
+    }
+    return out;
   }
 
   @Override
@@ -28,9 +35,9 @@ final class RecordingUlpduListener implements UlpduListener {
   @Override
   public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
     calls.add("ulpdu");
-    byte[] b = new byte[ulpdu.length()];
-    ulpdu.getBytes(0, b, 0, b.length);
-    ulpdus.add(Hex.toHex(b));
+    byte[] copy = new byte[ulpdu.length()];
+    ulpdu.getBytes(0, copy, 0, copy.length);
+    ulpdus.add(copy);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.iwarp4j.mpa;
 
-import io.netty.buffer.Unpooled;
+import io.iwarp4j.testing.Inbound;
+import io.iwarp4j.testing.Outbound;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
@@ -57,13 +58,10 @@ final class StartupPair implements AutoCloseable {
   }
 
   private boolean move(EmbeddedChannel from, EmbeddedChannel to, ByteArrayOutputStream log) {
-    byte[] out = StartupWire.drainOutbound(from);
+    byte[] out = Outbound.drain(from);
     boolean moved = out.length > 0;
     log.write(out, 0, out.length);
-    for (int i = 0; i < out.length && to.isOpen(); i += chunk) {
-      int n = Math.min(chunk, out.length - i);
-      to.writeInbound(Unpooled.copiedBuffer(out, i, n));
-    }
+    Inbound.feed(to, out, left -> chunk);
     if (propagateClose && !from.isOpen() && to.isOpen()) {
       to.close();
       moved = true;

@@ -1,12 +1,9 @@
 package io.iwarp4j.mpa;
 
-import io.iwarp4j.testing.Hex;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import java.util.zip.CRC32C;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
+import java.util.List;
 
-/** Test helpers for the startup tests: the startup keys, draining outbound bytes, FPDUs with CRC32c. */
+/** Test helpers for the startup tests: the startup keys, single FPDUs (from {@link ReferenceFpdu}). */
 final class StartupWire {
   /** "MPA ID Req Frame". */
   static final String REQUEST_KEY = "4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65";
@@ -16,54 +13,21 @@ final class StartupWire {
   private StartupWire() {
   }
 
-  /** Everything the channel has written so far, concatenated; the messages are released. */
-  static byte[] drainOutbound(EmbeddedChannel ch) {
-    ByteBuf all = Unpooled.buffer();
-    try {
-      Object m;
-      while ((m = ch.readOutbound()) != null) {
-        ByteBuf b = (ByteBuf) m;
-        all.writeBytes(b);
-        b.release();
-      }
-      return Hex.bytes(all);
-    } finally {
-      all.release();
-    }
-  }
-
-  /** The FPDU (no Markers) carrying {@code ulpdu}: length, ULPDU, PAD, CRC32c LSB first or 0. */
+  /**
+   * The FPDU (no Markers) carrying {@code ulpdu}, as the first of its stream: length, ULPDU, PAD,
+   * CRC32c LSB first or 0.
+   */
   static byte[] fpdu(byte[] ulpdu, boolean crc) {
-    int pad = (-(ulpdu.length + 2)) & 3;
-    byte[] f = new byte[2 + ulpdu.length + pad + 4];
-    f[0] = (byte) (ulpdu.length >> 8);
-    f[1] = (byte) ulpdu.length;
-    System.arraycopy(ulpdu, 0, f, 2, ulpdu.length);
-    if (crc) {
-      CRC32C c = new CRC32C();
-      c.update(f, 0, f.length - 4);
-      long v = c.getValue();
-      for (int i = 0; i < 4; i++) {
-        f[f.length - 4 + i] = (byte) (v >> (8 * i));
-      }
-    }
-    return f;
+    return ReferenceFpdu.encode(List.of(ulpdu), crc, false);
   }
 
   /**
-   * The first FPDU of a Marker-enabled direction: Marker 00 00 00 00, then the FPDU (no other
-   * Marker inside, CRC on), the CRC covering the Marker (mpa.md §9.5).
+   * The first FPDU of a Marker-enabled direction, CRC on: Marker 00 00 00 00, then the FPDU, the
+   * CRC covering the Marker (mpa.md §9.5); for a ULPDU short enough that no other Marker falls
+   * inside.
    */
   static byte[] fpduAfterMarker(byte[] ulpdu) {
-    byte[] plain = fpdu(ulpdu, false);
-    byte[] f = concat(new byte[4], plain);
-    CRC32C c = new CRC32C();
-    c.update(f, 0, f.length - 4);
-    long v = c.getValue();
-    for (int i = 0; i < 4; i++) {
-      f[f.length - 4 + i] = (byte) (v >> (8 * i));
-    }
-    return f;
+    return ReferenceFpdu.encode(List.of(ulpdu), true, true);
   }
 
   /** Concatenation. */

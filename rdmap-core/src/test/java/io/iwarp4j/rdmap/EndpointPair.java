@@ -3,13 +3,10 @@ package io.iwarp4j.rdmap;
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.FramedStream;
 import io.iwarp4j.mpa.FpduDeframer;
 import io.iwarp4j.mpa.FpduFramer;
-import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.mpa.UlpduListener;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
+import io.iwarp4j.testing.Inbound;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;
@@ -18,31 +15,15 @@ import java.util.function.IntUnaryOperator;
 
 /**
  * Two RDMAP endpoints back to back over MPA framing in EmbeddedChannels, without an MPA startup
- * (the ddp-core StreamPair style): each end is a channel holding an {@link FpduDeframer}, an
- * {@link FpduFramer} writing through the deframer's context, a {@link DdpStream} and an
- * {@link RdmapEndpoint}, with a {@link TestTransport} first in the pipeline as its socket. End A
+ * (the ddp-core StreamPair style): each end is a {@link FramedStream} (a channel holding an
+ * {@link FpduDeframer}, an {@link FpduFramer} writing through the deframer's context and a
+ * {@link DdpStream}) and an {@link RdmapEndpoint}, with a {@link TestTransport} first in the
+ * pipeline as its socket. End A
  * is the MPA Initiator. {@link #shuttle()} runs both event loops' tasks and moves what each
  * transport took to the other end as inbound reads (chunked by {@link #chunker}), recording every
  * octet per direction; a closed channel closes its peer, as a FIN does without half-closure.
  */
 final class EndpointPair implements AutoCloseable {
-  /** Until the stream is started: a deframer needs some listener. */
-  private static final UlpduListener NONE = new UlpduListener() {
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      throw new AssertionError("a ULPDU arrived before the stream was started");
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      throw new AssertionError(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-    }
-  };
-
   /** How an end is built. */
   static final class Config {
     boolean crc = true;
@@ -77,11 +58,13 @@ final class EndpointPair implements AutoCloseable {
     End(String name, Config config, boolean initiator, ProtectionDomain pd) {
       this.name = name;
       this.pd = pd;
-      deframer = new FpduDeframer(config.crc, config.markers, NONE);
-      channel = new EmbeddedChannel(transport, deframer);
-      framer = new FpduFramer(channel.pipeline().context(deframer), config.crc, config.markers,
-          config.mulpdu);
-      stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
+      FramedStream end = FramedStream.builder().crc(config.crc)
+          .markers(config.markers, config.markers).mulpdu(config.mulpdu).before(transport)
+          .build(initiator, pd, null);
+      channel = end.channel;
+      deframer = end.deframer;
+      framer = end.framer;
+      stream = end.stream;
       endpoint = config.readResponseCopies == null
           ? new RdmapEndpoint(stream, events, config.ird, config.ord, config.receiveBuffers,
               config.receivePieces, config.rfc7306)
@@ -161,12 +144,7 @@ final class EndpointPair implements AutoCloseable {
     from.wire.write(octets, 0, octets.length);
     boolean moved = octets.length > 0;
     octets = tap.onMove(from, octets);
-    int pos = 0;
-    while (pos < octets.length && to.channel.isOpen()) {
-      int n = Math.max(1, Math.min(chunker.applyAsInt(octets.length - pos), octets.length - pos));
-      to.channel.writeInbound(Unpooled.wrappedBuffer(octets, pos, n));
-      pos += n;
-    }
+    Inbound.feed(to.channel, octets, chunker);
     if (!from.channel.isOpen() && to.channel.isOpen()) {
       to.channel.close();
       moved = true;

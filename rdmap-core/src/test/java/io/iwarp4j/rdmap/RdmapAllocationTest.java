@@ -10,11 +10,8 @@ import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
-import io.iwarp4j.mpa.FpduDeframer;
-import io.iwarp4j.mpa.FpduFramer;
-import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.ddp.testing.FramedStream;
+import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
@@ -26,7 +23,6 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.internal.PlatformDependent;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
@@ -37,7 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Steady state allocates nothing per operation: RDMA Writes, Sends, RDMA Reads (requester and
  * responder) and receive posts, each message several segments, through the whole stack on both
  * ends (RDMAP, DDP, MPA framing and deframing), measured with the JVM's per-thread allocation
- * counter ({@code ThreadMXBean#getThreadAllocatedBytes}): octets, not time. After a warm-up,
+ * counter (test-support's {@link AllocationMeter}): octets, not time. After a warm-up,
  * windows of 1 000 rounds are measured until one allocates (almost) nothing: Netty's object
  * pools fill up during the first windows, but with an allocation per operation no window could
  * get there.
@@ -139,22 +135,6 @@ class RdmapAllocationTest {
     }
   }
 
-  private static final UlpduListener NONE = new UlpduListener() {
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      throw new AssertionError("not started");
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-      throw new AssertionError(error);
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-    }
-  };
-
   /** One end. */
   private static final class End {
     final Pipe pipe = new Pipe();
@@ -164,11 +144,10 @@ class RdmapAllocationTest {
 
     /** @param snapshots null: CRC off, zero-copy Read Responses; else told CRC is on */
     End(ProtectionDomain pd, boolean initiator, ReadResponseCopyBudget snapshots) {
-      FpduDeframer deframer = new FpduDeframer(false, false, NONE);
-      channel = new EmbeddedChannel(pipe, deframer);
-      channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
-      FpduFramer framer = new FpduFramer(channel.pipeline().context(deframer), false, false, 1024);
-      DdpStream stream = new DdpStream(channel, framer, deframer, null, initiator, pd, null);
+      FramedStream end = FramedStream.builder().allocator(PooledByteBufAllocator.DEFAULT)
+          .before(pipe).build(initiator, pd, null);
+      channel = end.channel;
+      DdpStream stream = end.stream;
       // With a budget the endpoint is told CRC is on, so its Read Responses are snapshots (the
       // framer still computes no CRC, for the reason in the class comment).
       endpoint = snapshots == null ? new RdmapEndpoint(stream, events, 2, 2, 4, 2)
@@ -181,10 +160,7 @@ class RdmapAllocationTest {
   @ValueSource(booleans = {false, true})
   void writesSendsReadsAtomicsImmediatesAndPostsAllocateNothingPerOperation(boolean snapshots)
       throws Throwable {
-    java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
-    assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-    com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
-    assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
+    AllocationMeter meter = AllocationMeter.create();
     if (!PlatformDependent.hasUnsafe()) {
       System.err.println("ALLOCATION CHECK SKIPPED: Netty runs without sun.misc.Unsafe on this JVM;"
           + " start it with --sun-misc-unsafe-memory-access=allow (JDK 24+)");
@@ -196,7 +172,7 @@ class RdmapAllocationTest {
     Throwable[] failure = new Throwable[1];
     Thread loop = new FastThreadLocalThread(() -> {
       try {
-        run(mx, snapshots ? new ReadResponseCopyBudget(ReadResponseCopyBudget.DEFAULT_CAPACITY)
+        run(meter, snapshots ? new ReadResponseCopyBudget(ReadResponseCopyBudget.DEFAULT_CAPACITY)
             : null);
       } catch (Throwable t) {
         failure[0] = t;
@@ -209,9 +185,8 @@ class RdmapAllocationTest {
     }
   }
 
-  private static void run(com.sun.management.ThreadMXBean mx, ReadResponseCopyBudget snapshots) {
-    long thread = Thread.currentThread().getId();
-
+  /** Runs on the loop thread: {@code meter} counts what that thread allocates. */
+  private static void run(AllocationMeter meter, ReadResponseCopyBudget snapshots) {
     ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     long seed = 97;
@@ -247,7 +222,7 @@ class RdmapAllocationTest {
       int round = 0;
       for (; round < WARM_UP + MAX_WINDOWS * WINDOW; round++) {
         if (round >= WARM_UP && (round - WARM_UP) % WINDOW == 0) {
-          long now = mx.getThreadAllocatedBytes(thread);
+          long now = meter.allocatedBytes();
           if (round > WARM_UP) {
             long allocated = now - windowStart;
             windows.append(allocated).append(' ');
@@ -256,7 +231,7 @@ class RdmapAllocationTest {
               break; // Netty's object pools have filled: the steady state is reached
             }
           }
-          windowStart = mx.getThreadAllocatedBytes(thread);
+          windowStart = meter.allocatedBytes();
         }
         b.endpoint.postReceive(round, receive, 2);
         twoPieces.clear();

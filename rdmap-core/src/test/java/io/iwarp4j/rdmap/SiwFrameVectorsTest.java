@@ -5,11 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpSegmenter;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.UntaggedDispatcher;
-import io.iwarp4j.ddp.UntaggedReceiveListener;
+import io.iwarp4j.ddp.testing.RecordingSegmentWriter;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener;
+import io.iwarp4j.ddp.testing.RecordingUntaggedListener.Delivery;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.testing.Hex;
 import io.iwarp4j.wire.DdpControl;
@@ -22,7 +23,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -76,21 +76,30 @@ class SiwFrameVectorsTest {
   /** Sends one untagged message on a fresh stream (so MSN 1) and returns its only ULPDU. */
   private static String reencodeUntagged(long rsvdUlp, int qn, ByteBuf rdmapHeader,
       ByteBuf payload) {
-    CollectingSegmentWriter out = new CollectingSegmentWriter(MULPDU);
-    DdpSegmenter segmenter = new DdpSegmenter(out, ByteBufAllocator.DEFAULT);
-    GatherList list = payload == null ? null : new GatherList().add(payload);
-    assertEquals(1, segmenter.sendUntagged(rsvdUlp, qn, rdmapHeader, list));
-    assertEquals(1, out.ulpdus.size(), "one segment");
-    return out.ulpdus.get(0);
+    RecordingSegmentWriter out = new RecordingSegmentWriter(MULPDU);
+    try {
+      DdpSegmenter segmenter = new DdpSegmenter(out, ByteBufAllocator.DEFAULT);
+      GatherList list = payload == null ? null : new GatherList().add(payload);
+      assertEquals(1, segmenter.sendUntagged(rsvdUlp, qn, rdmapHeader, list));
+      assertEquals(1, out.segments.size(), "one segment");
+      return out.segments.get(0).hexDump();
+    } finally {
+      out.releaseAll();
+    }
   }
 
   /** Sends one tagged message and returns its only ULPDU. */
   private static String reencodeTagged(int rsvdUlp, int stag, long to, ByteBuf payload) {
-    CollectingSegmentWriter out = new CollectingSegmentWriter(MULPDU);
-    DdpSegmenter segmenter = new DdpSegmenter(out, ByteBufAllocator.DEFAULT);
-    segmenter.sendTagged(rsvdUlp, stag, to, payload == null ? null : new GatherList().add(payload));
-    assertEquals(1, out.ulpdus.size(), "one segment");
-    return out.ulpdus.get(0);
+    RecordingSegmentWriter out = new RecordingSegmentWriter(MULPDU);
+    try {
+      DdpSegmenter segmenter = new DdpSegmenter(out, ByteBufAllocator.DEFAULT);
+      segmenter.sendTagged(rsvdUlp, stag, to,
+          payload == null ? null : new GatherList().add(payload));
+      assertEquals(1, out.segments.size(), "one segment");
+      return out.segments.get(0).hexDump();
+    } finally {
+      out.releaseAll();
+    }
   }
 
   @Test
@@ -241,19 +250,8 @@ class SiwFrameVectorsTest {
   /** siw's Send and Read Request, received: each lands in the next buffer of its queue. */
   @Test
   void siwUntaggedFramesAreDeliveredByTheDataSink() {
-    List<String> events = new ArrayList<>();
-    UntaggedDispatcher sink = new UntaggedDispatcher(new UntaggedReceiveListener() {
-      @Override
-      public void onUntaggedMessage(int qn, int msn, int length, long rsvdUlp, long bufferId) {
-        events.add("qn=" + qn + " msn=" + msn + " len=" + length + " rsvd="
-            + Long.toHexString(rsvdUlp) + " id=" + bufferId);
-      }
-
-      @Override
-      public void onUntaggedError(DdpError error, Ulpdu segment, int headerLength) {
-        events.add("error " + error.errorType() + "/" + error.code());
-      }
-    });
+    RecordingUntaggedListener events = new RecordingUntaggedListener();
+    UntaggedDispatcher sink = new UntaggedDispatcher(events);
     ByteBuf target = Unpooled.buffer(64).writeZero(64);
     ByteBuf send = buf(SIW_SEND);
     ByteBuf readRequest = buf(READ_REQUEST);
@@ -262,8 +260,9 @@ class SiwFrameVectorsTest {
       sink.enableQueue(1, 1).post(target, 16, 28, 11);
       sink.onSegment(split(send));
       sink.onSegment(split(readRequest));
-      assertEquals(List.of("qn=0 msn=1 len=16 rsvd=4300000000 id=10",
-          "qn=1 msn=1 len=28 rsvd=4100000000 id=11"), events);
+      assertEquals(List.of(new Delivery(0, 1, 16, 0x43_0000_0000L, 10),
+          new Delivery(1, 1, 28, 0x41_0000_0000L, 11)), events.deliveries);
+      assertEquals(List.of(), events.errors);
       assertArrayEquals(ByteBufUtil.getBytes(send, 18, 16), ByteBufUtil.getBytes(target, 0, 16));
       assertArrayEquals(ByteBufUtil.getBytes(readRequest, 18, 28),
           ByteBufUtil.getBytes(target, 16, 28));

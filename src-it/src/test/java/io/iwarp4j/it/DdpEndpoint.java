@@ -1,19 +1,12 @@
 package io.iwarp4j.it;
 
-import io.iwarp4j.ddp.DdpError;
 import io.iwarp4j.ddp.DdpStream;
-import io.iwarp4j.ddp.DdpStreamListener;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.RecordingStreamListener;
 import io.iwarp4j.mpa.MpaConnection;
-import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.wire.OpcodeTable;
-import io.iwarp4j.wire.RdmapControl;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,37 +139,23 @@ final class DdpEndpoint implements AutoCloseable {
 
   // ---- what the stream hands up ----
 
-  /** A delivered tagged message. */
-  record Tagged(int rsvdUlp, int stag, long to, long length) {
-  }
-
-  /** A delivered untagged message in a posted buffer. */
-  record Untagged(int qn, int msn, long rsvdUlp, int length, long bufferId) {
-  }
-
-  /** A delivered control message; its octets in hex. */
-  record Control(int qn, int msn, long rsvdUlp, String hex) {
-  }
-
-  /** A DDP error, with the offending header (hex) and segment length a Terminate echoes. */
-  record DdpFailure(DdpError error, String headerHex, int headerLength, int segmentLength) {
-  }
-
-  /** An MPA error. */
-  record MpaFailure(String message) {
-  }
-
-  /** The peer's FIN at an FPDU boundary. */
-  record InputClosed() {
-  }
-
   /**
-   * Queues every upcall of the stream (on the event loop) for the test thread. The access
-   * policy is RDMAP's: an RDMA Write needs REMOTE_WRITE, a Read Response LOCAL_WRITE, every
-   * other opcode may not travel tagged.
+   * Queues every upcall of the stream (on the event loop), as ddp-core's
+   * {@link RecordingStreamListener} records it, for the test thread. The access policy is RDMAP's:
+   * an RDMA Write needs REMOTE_WRITE, a Read Response LOCAL_WRITE, every other opcode may not
+   * travel tagged.
    */
-  static final class Recorder implements DdpStreamListener {
-    private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+  static final class Recorder extends RecordingStreamListener {
+    private final BlockingQueue<Object> queue;
+
+    Recorder() {
+      this(new LinkedBlockingQueue<>());
+    }
+
+    private Recorder(BlockingQueue<Object> queue) {
+      super(queue::add);
+      this.queue = queue;
+    }
 
     /** The next {@code n} events, in order; fails when they do not come in time. */
     List<Object> take(int n) throws InterruptedException {
@@ -197,44 +176,6 @@ final class DdpEndpoint implements AutoCloseable {
       List<Object> out = new ArrayList<>();
       queue.drainTo(out);
       return out;
-    }
-
-    @Override
-    public boolean acceptTagged(int rsvdUlp, Ulpdu segment) {
-      return OpcodeTable.validTagged(RdmapControl.opcode(rsvdUlp));
-    }
-
-    @Override
-    public void onTaggedMessage(int rsvdUlp, int stag, long to, long length) {
-      queue.add(new Tagged(rsvdUlp, stag, to, length));
-    }
-
-    @Override
-    public void onUntaggedMessage(int qn, int msn, long rsvdUlp, int length, long bufferId) {
-      queue.add(new Untagged(qn, msn, rsvdUlp, length, bufferId));
-    }
-
-    @Override
-    public void onControlMessage(int qn, int msn, long rsvdUlp, ByteBuf message) {
-      queue.add(new Control(qn, msn, rsvdUlp, ByteBufUtil.hexDump(message)));
-    }
-
-    @Override
-    public void onDdpError(DdpError error, Ulpdu segment, int headerLength) {
-      byte[] header = new byte[headerLength];
-      segment.getBytes(0, header, 0, headerLength);
-      queue.add(new DdpFailure(error, ByteBufUtil.hexDump(header), headerLength,
-          segment.length()));
-    }
-
-    @Override
-    public void onMpaError(MpaException error) {
-      queue.add(new MpaFailure(error.getMessage()));
-    }
-
-    @Override
-    public void onInputClosed() {
-      queue.add(new InputClosed());
     }
   }
 }

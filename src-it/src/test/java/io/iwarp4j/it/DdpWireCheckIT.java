@@ -12,11 +12,11 @@ import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.ddp.UntaggedReceiveQueue;
-import io.iwarp4j.it.DdpEndpoint.Control;
-import io.iwarp4j.it.DdpEndpoint.DdpFailure;
-import io.iwarp4j.it.DdpEndpoint.InputClosed;
-import io.iwarp4j.it.DdpEndpoint.Tagged;
-import io.iwarp4j.it.DdpEndpoint.Untagged;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Control;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Error;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.InputClosed;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Tagged;
+import io.iwarp4j.ddp.testing.RecordingStreamListener.Untagged;
 import io.iwarp4j.it.wirecheck.Code;
 import io.iwarp4j.it.wirecheck.Finding;
 import io.iwarp4j.it.wirecheck.LoopbackCapture;
@@ -436,7 +436,7 @@ class DdpWireCheckIT {
         expected.release();
       }
       int segmentLength = TaggedHeader.LENGTH + length;
-      assertEquals(List.of(new DdpFailure(DdpError.INVALID_STAG, header, TaggedHeader.LENGTH,
+      assertEquals(List.of(new Error(DdpError.INVALID_STAG, header, TaggedHeader.LENGTH,
           segmentLength)), r.events.take(1), name + ": the Responder's error");
       assertEquals(1, DdpError.INVALID_STAG.errorType());
       assertEquals(0x00, DdpError.INVALID_STAG.code());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.iwarp4j.testing.AllocationMeter;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
@@ -284,23 +285,21 @@ class ObservabilityIT {
 
   /** Many snapshot calls after warm-up: the thread's allocated bytes must not grow with them. */
   private static void assertSnapshotsAllocateNothing(QueuePair qp, RdmaDevice device) {
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long tid = Thread.currentThread().getId();
+    AllocationMeter meter = AllocationMeter.create();
     CountersSnapshot snap = new CountersSnapshot();
     long sink = 0;
     for (int i = 0; i < 50_000; i++) {
       sink += qp.counters(snap).messagesSent() + device.counters(snap).octetsReceived();
     }
-    long empty0 = threads.getThreadAllocatedBytes(tid);
-    long empty1 = threads.getThreadAllocatedBytes(tid);
+    long empty0 = meter.allocatedBytes();
+    long empty1 = meter.allocatedBytes();
     long overhead = empty1 - empty0;
     int calls = 100_000;
-    long before = threads.getThreadAllocatedBytes(tid);
+    long before = meter.allocatedBytes();
     for (int i = 0; i < calls; i++) {
       sink += qp.counters(snap).messagesSent() + device.counters(snap).octetsReceived();
     }
-    long allocated = threads.getThreadAllocatedBytes(tid) - before - overhead;
+    long allocated = meter.allocatedBytes() - before - overhead;
     assertTrue(sink > 0);
     // One object per call would be >= 16 bytes x 200 000 calls; allow a stray JIT artefact.
     assertTrue(allocated < 4096, "snapshot calls allocated " + allocated + " bytes over "

@@ -448,17 +448,15 @@ class CompletionQueueTest {
     // Octets, not time: every call below registers, parks (1 µs) and times out.
     CompletionQueue cq = new CompletionQueue(4);
     WorkCompletion[] out = slots(4);
-    com.sun.management.ThreadMXBean mx =
-        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-    long id = Thread.currentThread().getId();
+    AllocationMeter meter = AllocationMeter.create();
     for (int i = 0; i < 20_000; i++) {
       assertEquals(0, cq.await(out, 1, TimeUnit.MICROSECONDS)); // warm-up (JIT)
     }
-    long before = mx.getThreadAllocatedBytes(id);
+    long before = meter.allocatedBytes();
     for (int i = 0; i < 10_000; i++) {
       cq.await(out, 1, TimeUnit.MICROSECONDS);
     }
-    long allocated = mx.getThreadAllocatedBytes(id) - before;
+    long allocated = meter.allocatedBytes() - before;
     // A node per park would be ~240 000 octets; allow a little for the JVM's own bookkeeping.
     assertTrue(allocated < 20_000, allocated + " octets allocated by 10 000 parks");
     cq.offer(success(7));

@@ -16,13 +16,13 @@ import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.FramedStream;
 import io.iwarp4j.mpa.FpduDeframer;
-import io.iwarp4j.mpa.FpduFramer;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.fuzz.ByteCursor;
-import io.iwarp4j.mpa.fuzz.FpduStreams;
 import io.iwarp4j.mpa.fuzz.FuzzInput;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -76,7 +76,7 @@ class DdpPlacementFuzzTest {
         }
         ulpdus.add(u);
       }
-      byte[] wire = FpduStreams.encode(ulpdus, false, false);
+      byte[] wire = ReferenceFpdu.encode(ulpdus, false, false);
       f.input.feed(f.channel, data, wire, 700, f::checkInvariants);
       f.channel.checkException();
       f.checkInvariants();
@@ -135,10 +135,9 @@ class DdpPlacementFuzzTest {
         throw new AssertionError("the freed slot was not reused");
       }
 
-      FpduDeframer deframer = new FpduDeframer(false, false, Listener.NONE);
-      channel = new EmbeddedChannel(deframer);
-      FpduFramer framer = new FpduFramer(channel.pipeline().context(deframer), false, false, 1024);
-      stream = new DdpStream(channel, framer, deframer, null, false, pd, listener);
+      FramedStream end = FramedStream.builder().build(false, pd, listener);
+      channel = end.channel;
+      stream = end.stream;
       ByteBuf posted = guarded(64);
       writable.add(true);
       stream.enableReceiveQueue(0, 4, 1).post(posted, GUARD, 64, 1);
@@ -217,20 +216,6 @@ class DdpPlacementFuzzTest {
 
   /** Records deliveries and errors; asks RDMAP's rights for a Write and a Read Response. */
   private static final class Listener implements DdpStreamListener {
-    static final io.iwarp4j.mpa.UlpduListener NONE = new io.iwarp4j.mpa.UlpduListener() {
-      @Override
-      public void onUlpdu(io.netty.channel.ChannelHandlerContext ctx, Ulpdu ulpdu) {
-      }
-
-      @Override
-      public void onMpaError(io.netty.channel.ChannelHandlerContext ctx, MpaException error) {
-      }
-
-      @Override
-      public void onInputClosed(io.netty.channel.ChannelHandlerContext ctx) {
-      }
-    };
-
     int errors;
     boolean deliveredAfterError;
     Runnable onError = () -> { };

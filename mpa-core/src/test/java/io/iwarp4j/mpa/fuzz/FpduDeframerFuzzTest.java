@@ -12,6 +12,7 @@ import io.iwarp4j.wire.FpduHeader;
 import io.iwarp4j.mpa.MpaException;
 import io.iwarp4j.mpa.Ulpdu;
 import io.iwarp4j.mpa.UlpduListener;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -25,7 +26,7 @@ import java.util.List;
  * a count (0-4), per ULPDU a 16-bit length and its octets, a corrupt flag with a 16-bit position
  * and an XOR value; raw: a 16-bit length and the octets; then a FIN flag and 16-bit read sizes.
  * The input is either raw octets, or ULPDUs the fuzzer chooses, framed correctly by
- * {@link FpduStreams} and then optionally corrupted in one octet; either way it arrives in reads
+ * {@link ReferenceFpdu} and then optionally corrupted in one octet; either way it arrives in reads
  * whose sizes the fuzzer picks. Invariants: no exception escapes the pipeline; at most one MPA
  * error and nothing delivered after it; a well-formed stream is delivered exactly; with CRC on, a
  * corrupted stream delivers only the intact FPDUs before the corruption (never a changed octet);
@@ -52,7 +53,7 @@ class FpduDeframerFuzzTest {
       for (int i = 0; i < count; i++) {
         ulpdus.add(data.bytes(data.intIn(0, MAX_ULPDU)));
       }
-      wire = FpduStreams.encode(ulpdus, crc, markers);
+      wire = ReferenceFpdu.encode(ulpdus, crc, markers);
       if (wire.length > 0 && data.bool()) {
         int at = data.intIn(0, wire.length - 1);
         wire[at] ^= (byte) (1 + data.u8() % 255);

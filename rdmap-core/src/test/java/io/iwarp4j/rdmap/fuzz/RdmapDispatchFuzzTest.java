@@ -14,14 +14,11 @@ import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.RegionOptions;
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.ddp.testing.FramedStream;
 import io.iwarp4j.mpa.FpduDeframer;
-import io.iwarp4j.mpa.FpduFramer;
-import io.iwarp4j.mpa.MpaException;
-import io.iwarp4j.mpa.Ulpdu;
-import io.iwarp4j.mpa.UlpduListener;
 import io.iwarp4j.mpa.fuzz.ByteCursor;
-import io.iwarp4j.mpa.fuzz.FpduStreams;
 import io.iwarp4j.mpa.fuzz.FuzzInput;
+import io.iwarp4j.mpa.testing.ReferenceFpdu;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.rdmap.RdmapEndpoint;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
@@ -94,7 +91,7 @@ class RdmapDispatchFuzzTest {
         }
         ulpdus.add(u);
       }
-      byte[] wire = FpduStreams.encode(ulpdus, false, false);
+      byte[] wire = ReferenceFpdu.encode(ulpdus, false, false);
       f.input.feed(f.channel, data, wire, 700, f::checkInvariants);
       f.channel.checkException();
       f.checkInvariants();
@@ -149,10 +146,9 @@ class RdmapDispatchFuzzTest {
       old.close();
       regions.remove(old);
 
-      FpduDeframer deframer = new FpduDeframer(false, false, NO_ULPDUS);
-      channel = new EmbeddedChannel(new Sink(), deframer);
-      FpduFramer framer = new FpduFramer(channel.pipeline().context(deframer), false, false, 1024);
-      DdpStream stream = new DdpStream(channel, framer, deframer, null, true, pd, null);
+      FramedStream end = FramedStream.builder().before(new Sink()).build(true, pd, null);
+      channel = end.channel;
+      DdpStream stream = end.stream;
       endpoint = new RdmapEndpoint(stream, this, 2, 2, 2, 2, rfc7306);
       ByteBuf posted = guarded(128);
       mayChange.add(true);
@@ -265,19 +261,4 @@ class RdmapDispatchFuzzTest {
       assertNull(unreleased);
     }
   }
-
-  /** The deframer's listener until the stream takes over. */
-  private static final UlpduListener NO_ULPDUS = new UlpduListener() {
-    @Override
-    public void onUlpdu(ChannelHandlerContext ctx, Ulpdu ulpdu) {
-    }
-
-    @Override
-    public void onMpaError(ChannelHandlerContext ctx, MpaException error) {
-    }
-
-    @Override
-    public void onInputClosed(ChannelHandlerContext ctx) {
-    }
-  };
 }

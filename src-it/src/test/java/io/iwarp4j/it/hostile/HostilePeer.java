@@ -3,6 +3,7 @@ package io.iwarp4j.it.hostile;
 import io.iwarp4j.wire.MpaStartupFrame;
 import io.iwarp4j.wire.EnhancedConnectionData;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -52,7 +53,7 @@ final class HostilePeer implements AutoCloseable {
       MpaStartupFrame.writeHeader(buf, MpaStartupFrame.Kind.REQUEST,
           MpaStartupFrame.FLAG_C | MpaStartupFrame.FLAG_S, 2, EnhancedConnectionData.LENGTH);
       EnhancedConnectionData.write(buf, false, 0, 4, 4);
-      writeRaw(bytes(buf));
+      writeRaw(ByteBufUtil.getBytes(buf));
     } finally {
       buf.release();
     }
@@ -147,12 +148,6 @@ final class HostilePeer implements AutoCloseable {
   @Override
   public void close() throws IOException {
     socket.close();
-  }
-
-  private static byte[] bytes(ByteBuf buf) {
-    byte[] b = new byte[buf.readableBytes()];
-    buf.getBytes(buf.readerIndex(), b);
-    return b;
   }
 
   /** An untagged DDP segment with its RDMAP control octet (RFC 5041 §4.4, RFC 5040 §4.3). */

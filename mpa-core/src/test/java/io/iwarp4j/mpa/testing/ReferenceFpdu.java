@@ -1,4 +1,4 @@
-package io.iwarp4j.mpa;
+package io.iwarp4j.mpa.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -7,9 +7,11 @@ import java.util.List;
 /**
  * An independent, deliberately naive model of MPA framing for tests: byte arrays, a bitwise
  * CRC32c (mpa.md §9.7) and the sender algorithm of RFC 5044 §4.3 / mpa.md §4.3.3 written out
- * octet by octet. Production code is compared against it, never the other way round.
+ * octet by octet. Production code is compared against it, never the other way round. The one FPDU
+ * encoder of the tests: mpa-core's, and through mpa-core's test jar the fuzz targets of ddp-core
+ * and rdmap-core, which build their wire with it.
  */
-final class ReferenceFpdu {
+public final class ReferenceFpdu {
   private ReferenceFpdu() {
   }
 
@@ -27,7 +29,7 @@ final class ReferenceFpdu {
   }
 
   /** CRC32c: reflected, init and final XOR 0xFFFFFFFF (mpa.md §4.2, §9.7), table-driven. */
-  static int crc32c(byte[] data, int off, int len) {
+  public static int crc32c(byte[] data, int off, int len) {
     int crc = 0xFFFFFFFF;
     for (int i = off; i < off + len; i++) {
       crc = (crc >>> 8) ^ TABLE[(crc ^ data[i]) & 0xFF];
@@ -36,12 +38,12 @@ final class ReferenceFpdu {
   }
 
   /** The CRC field as it appears on the wire: least significant octet first. */
-  static byte[] crcField(int crc) {
+  public static byte[] crcField(int crc) {
     return new byte[] {(byte) crc, (byte) (crc >>> 8), (byte) (crc >>> 16), (byte) (crc >>> 24)};
   }
 
   /** Encodes ULPDUs as the first FPDUs of a Full Operation stream (position 0). */
-  static byte[] encode(List<byte[]> ulpdus, boolean crc, boolean markers) {
+  public static byte[] encode(List<byte[]> ulpdus, boolean crc, boolean markers) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (byte[] u : ulpdus) {
       encodeOne(out, u, crc, markers);
@@ -50,7 +52,7 @@ final class ReferenceFpdu {
   }
 
   /** Appends one FPDU at stream position {@code out.size()}, exactly per mpa.md §4.3.3. */
-  static void encodeOne(ByteArrayOutputStream out, byte[] ulpdu, boolean crcOn, boolean markers) {
+  private static void encodeOne(ByteArrayOutputStream out, byte[] ulpdu, boolean crcOn, boolean markers) {
     int len = ulpdu.length;
     int pad = (-(len + 2)) & 3;
     byte[] body = new byte[2 + len + pad];
@@ -90,7 +92,7 @@ final class ReferenceFpdu {
    * of its FPDU, or 0 right before one), zero PAD, a correct CRC when in use, and nothing left
    * over. Returns the ULPDUs.
    */
-  static List<byte[]> decodeStrict(byte[] wire, boolean crcOn, boolean markers) {
+  public static List<byte[]> decodeStrict(byte[] wire, boolean crcOn, boolean markers) {
     List<byte[]> ulpdus = new ArrayList<>();
     int pos = 0;
     while (pos < wire.length) {

@@ -1,30 +1,33 @@
-package io.iwarp4j.ddp;
+package io.iwarp4j.ddp.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.ddp.SegmentWriter;
 import io.iwarp4j.mpa.Ulpdu;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntUnaryOperator;
 
 /**
  * A {@link SegmentWriter} that records every segment, checks the call protocol as it goes and
- * releases what it was given when the test calls {@link #releaseAll()}.
+ * releases what it was given when the test calls {@link #releaseAll()} (shared by the ddp-core and
+ * rdmap-core tests through ddp-core's test jar).
  */
-final class RecordingSegmentWriter implements SegmentWriter {
+public final class RecordingSegmentWriter implements SegmentWriter {
 
   /** One recorded segment: its header buffer and payload pieces, as handed over. */
-  static final class Segment {
+  public static final class Segment {
     /** The header buffer as handed over (released by {@link #releaseAll()}). */
-    final ByteBuf buffer;
+    public final ByteBuf buffer;
     /** Its readable octets, indexed from 0 (the headroom before them is MPA's). */
-    final ByteBuf header;
-    final int payloadLength;
-    final List<ByteBuf> pieces = new ArrayList<>();
+    public final ByteBuf header;
+    public final int payloadLength;
+    public final List<ByteBuf> pieces = new ArrayList<>();
 
     Segment(ByteBuf buffer, int payloadLength) {
       this.buffer = buffer;
@@ -32,12 +35,12 @@ final class RecordingSegmentWriter implements SegmentWriter {
       this.payloadLength = payloadLength;
     }
 
-    int ulpduLength() {
+    public int ulpduLength() {
       return header.readableBytes() + payloadLength;
     }
 
     /** The payload octets (after the header buffer), concatenated. */
-    byte[] payload() {
+    public byte[] payload() {
       byte[] out = new byte[payloadLength];
       int at = 0;
       for (ByteBuf p : pieces) {
@@ -47,8 +50,17 @@ final class RecordingSegmentWriter implements SegmentWriter {
       return out;
     }
 
+    /** The ULPDU (header, then payload) as lowercase hex without separators. */
+    public String hexDump() {
+      StringBuilder hex = new StringBuilder(ByteBufUtil.hexDump(header));
+      for (ByteBuf p : pieces) {
+        hex.append(ByteBufUtil.hexDump(p));
+      }
+      return hex.toString();
+    }
+
     /** A received-segment view over header + pieces, without copying (as MPA would hand it up). */
-    Ulpdu asUlpdu() {
+    public Ulpdu asUlpdu() {
       Ulpdu u = new Ulpdu(1 + pieces.size());
       u.addPiece(header, header.readerIndex(), header.readableBytes());
       for (ByteBuf p : pieces) {
@@ -58,19 +70,19 @@ final class RecordingSegmentWriter implements SegmentWriter {
     }
   }
 
-  final List<Segment> segments = new ArrayList<>();
+  public final List<Segment> segments = new ArrayList<>();
   private Segment open;
   private int added;
   private int maxUlpdu;
   /** Maps the number of segments written so far to the MULPDU reported next. */
   private IntUnaryOperator mulpduSchedule;
 
-  RecordingSegmentWriter(int maxUlpdu) {
+  public RecordingSegmentWriter(int maxUlpdu) {
     this.maxUlpdu = maxUlpdu;
   }
 
   /** Makes MULPDU vary with the number of segments already written. */
-  void mulpduSchedule(IntUnaryOperator schedule) {
+  public void mulpduSchedule(IntUnaryOperator schedule) {
     this.mulpduSchedule = schedule;
   }
 
@@ -108,7 +120,7 @@ final class RecordingSegmentWriter implements SegmentWriter {
   }
 
   /** Releases every header and piece once, as the real framer does after the socket write. */
-  void releaseAll() {
+  public void releaseAll() {
     for (Segment s : segments) {
       s.buffer.release();
       for (ByteBuf p : s.pieces) {
