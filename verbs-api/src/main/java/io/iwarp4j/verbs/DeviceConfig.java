@@ -28,7 +28,7 @@ public final class DeviceConfig {
    */
   public static final int DEFAULT_MAX_INLINE_DATA = 512;
 
-  /** The highest {@link Builder#maxInlineData(int)} accepted. */
+  /** The highest maximum {@link Builder#maxInlineData(int, int)} accepts. */
   public static final int INLINE_DATA_LIMIT = 1 << 16;
 
   private static final DeviceConfig DEFAULTS = builder().build();
