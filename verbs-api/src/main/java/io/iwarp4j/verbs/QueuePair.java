@@ -273,9 +273,8 @@ public final class QueuePair implements AutoCloseable {
    * @throws UnsupportedOperationException for an RFC 7306 opcode on a queue pair without RFC 7306
    * @throws IllegalArgumentException when the request is incomplete, exceeds the queue pair's
    *     SGE limit or {@link QueuePairCapabilities#maxInlineData()}, or is {@link SendFlags#INLINE}
-   *     with an opcode that sends no local data (see {@link SendWorkRequest#validate(int, int)})
-   * @throws IllegalStateException when an {@link SendFlags#INLINE} request's memory cannot be
-   *     read (a closed {@link MemoryRegion}); nothing was posted
+   *     with an opcode that sends no local data or with a closed {@link MemoryRegion} (see
+   *     {@link SendWorkRequest#validate(int, int)}); nothing was posted
    * @throws WorkQueueFullException when {@link QueuePairCapabilities#maxSendWr()} send work
    *     requests are outstanding; nothing was posted
    */

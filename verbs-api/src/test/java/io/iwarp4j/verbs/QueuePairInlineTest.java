@@ -100,8 +100,8 @@ class QueuePairInlineTest {
       assertArrayEquals(data, captured(h));
 
       h.mr.buffer().setBytes(64, data);
-      h.qp.postSend(new SendWorkRequest(2).wrId(2).opcode(WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE)
-          .flags(SendFlags.INLINE).remote(0x4400, 0x9000).immData(77).addSge(h.mr, 64, 8));
+      h.qp.postSend(new SendWorkRequest(2).wrId(2)
+          .opcode(WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE).flags(SendFlags.INLINE).remote(0x4400, 0x9000).immData(77).addSge(h.mr, 64, 8));
       h.mr.buffer().setZero(64, 8);
       h.loop.runAll();
       assertEquals(FakeEndpoint.WRITE_IMMEDIATE, h.ep.kinds[1]);

@@ -29,8 +29,8 @@ import io.netty.buffer.Unpooled;
  * <p>Posting is lock-free and allocation-free: a credit CAS, then the one copy of the work
  * request, into the entry of a reusable ring slot, where the event loop reads it until it is
  * retired. An inline work request's payload is copied there too, into the entry's inline area
- * (made with the entry), and issued from it. Everything else is event-loop confined. The ring, the table and the positions are
- * {@link WorkQueue}'s; "issued" is its "handed".
+ * (made with the entry), and issued from it. Everything else is event-loop confined. The ring,
+ * the table and the positions are {@link WorkQueue}'s; "issued" is its "handed".
  */
 public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
 
