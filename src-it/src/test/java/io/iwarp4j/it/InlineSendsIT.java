@@ -101,6 +101,7 @@ class InlineSendsIT {
       RdmaConnection connection = cf.get(WAIT, TimeUnit.SECONDS);
       RemoteBuffer remote = RemoteBuffer.fromBytes(connection.peerPrivateData(), 0);
       listener.close();
+      assertEquals(markers, connection.mpaInfo().markersOut(), "Markers toward the server");
 
       SendWorkRequest wr = new SendWorkRequest(2);
       for (int i = 0; i < rounds; i++) {
