@@ -11,6 +11,26 @@ import java.util.Objects;
  * {@code ibv_device_attr}). Immutable; build with {@link #builder()}.
  */
 public final class DeviceConfig {
+  /**
+   * The inline limit a queue pair gets when its configuration does not say: 80 octets, what
+   * Linux siw offers ({@code max_inline_data}), so code ported from siw finds the same limit.
+   * It is well below the MPA framer's copy threshold (512 octets by default), so an inline
+   * payload is copied into the outgoing batch like any small payload, and the send queue slots
+   * cost little (80 octets each).
+   */
+  public static final int DEFAULT_INLINE_DATA = 80;
+
+  /**
+   * The most inline octets a queue pair may ask for unless the device is configured otherwise:
+   * 512, the MPA framer's default copy threshold. Above it inline buys nothing on the wire (the
+   * framer would send the octets as a slice, as it does registered memory) and every send queue
+   * slot would only keep more heap.
+   */
+  public static final int DEFAULT_MAX_INLINE_DATA = 512;
+
+  /** The highest maximum {@link Builder#maxInlineData(int, int)} accepts. */
+  public static final int INLINE_DATA_LIMIT = 1 << 16;
+
   private static final DeviceConfig DEFAULTS = builder().build();
 
   private final Transport transport;
@@ -26,6 +46,8 @@ public final class DeviceConfig {
   private final int defaultSendWr;
   private final int defaultRecvWr;
   private final int defaultSge;
+  private final int maxInlineData;
+  private final int defaultInlineData;
   private final int defaultIrd;
   private final int defaultOrd;
   private final Duration connectTimeout;
@@ -50,6 +72,8 @@ public final class DeviceConfig {
     this.defaultSendWr = Math.min(b.defaultSendWr, b.maxSendWr);
     this.defaultRecvWr = Math.min(b.defaultRecvWr, b.maxRecvWr);
     this.defaultSge = Math.min(b.defaultSge, b.maxSge);
+    this.maxInlineData = b.maxInlineData;
+    this.defaultInlineData = Math.min(b.defaultInlineData, b.maxInlineData);
     this.defaultIrd = b.defaultIrd;
     this.defaultOrd = b.defaultOrd;
     this.connectTimeout = b.connectTimeout;
@@ -205,6 +229,26 @@ public final class DeviceConfig {
   }
 
   /**
+   * The most octets a queue pair may allow one inline send work request to carry
+   * ({@link QueuePairConfig.Builder#maxInlineData(int)}); the verbs {@code max_inline_data}
+   * device limit.
+   *
+   * @return the limit
+   */
+  public int maxInlineData() {
+    return maxInlineData;
+  }
+
+  /**
+   * The inline limit of a queue pair whose configuration does not say.
+   *
+   * @return the default, at most {@link #maxInlineData()}
+   */
+  public int defaultInlineData() {
+    return defaultInlineData;
+  }
+
+  /**
    * The inbound RDMA Read depth of a queue pair whose configuration does not say.
    *
    * @return the default IRD
@@ -307,7 +351,8 @@ public final class DeviceConfig {
         + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxConnections="
         + maxConnections + ", maxMemoryRegions="
         + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
-        + maxRecvWr + ", maxSge=" + maxSge + ", ird=" + defaultIrd + ", ord=" + defaultOrd
+        + maxRecvWr + ", maxSge=" + maxSge + ", maxInlineData=" + maxInlineData + "/"
+        + defaultInlineData + ", ird=" + defaultIrd + ", ord=" + defaultOrd
         + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
         + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
         + ", readResponseCopyBudget=" + readResponseCopyBudget + (jmx ? ", jmx" : "") + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
@@ -328,6 +373,8 @@ public final class DeviceConfig {
     private int defaultSendWr = 128;
     private int defaultRecvWr = 128;
     private int defaultSge = 4;
+    private int maxInlineData = DEFAULT_MAX_INLINE_DATA;
+    private int defaultInlineData = DEFAULT_INLINE_DATA;
     private int defaultIrd = 16;
     private int defaultOrd = 16;
     private Duration connectTimeout = Duration.ofSeconds(10);
@@ -486,6 +533,27 @@ public final class DeviceConfig {
       this.defaultSendWr = atLeast("default send WRs", sendWr, 1);
       this.defaultRecvWr = atLeast("default receive WRs", recvWr, 1);
       this.defaultSge = atLeast("default SGEs", sge, 1);
+      return this;
+    }
+
+    /**
+     * Sets the most inline octets a queue pair may ask for (default
+     * {@value DeviceConfig#DEFAULT_MAX_INLINE_DATA}) and the limit a queue pair gets when its
+     * configuration does not say (default {@value DeviceConfig#DEFAULT_INLINE_DATA}, capped by
+     * the maximum); see {@link SendFlags#INLINE}.
+     *
+     * @param max 0 to {@value DeviceConfig#INLINE_DATA_LIMIT}
+     * @param dflt 0 or more
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder maxInlineData(int max, int dflt) {
+      if (max < 0 || max > INLINE_DATA_LIMIT) {
+        throw new IllegalArgumentException("maxInlineData must be 0.." + INLINE_DATA_LIMIT
+            + ", not " + max);
+      }
+      this.maxInlineData = max;
+      this.defaultInlineData = atLeast("default inline data", dflt, 0);
       return this;
     }
 

@@ -132,7 +132,8 @@ public final class QueuePair implements AutoCloseable {
     this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
     this.recvCq = Objects.requireNonNull(recvCq, "recvCq");
     this.caps = Objects.requireNonNull(caps, "caps");
-    this.sq = new SendQueue(caps.maxSendWr(), caps.maxSendSge(), this::wakeUp);
+    this.sq = new SendQueue(caps.maxSendWr(), caps.maxSendSge(), caps.maxInlineData(),
+        InlineData::gather, this::wakeUp);
     this.rq = new ReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(), this::wakeUp);
     this.completions = new QpCompletions(this);
     this.teardown = new QpTeardown(this, sq, rq, counters, completions);
@@ -262,15 +263,18 @@ public final class QueuePair implements AutoCloseable {
 
   /**
    * Posts a send work request, like {@code ibv_post_send}. The request is copied; reuse it at
-   * once. Lock-free, allocation-free.
+   * once. With {@link SendFlags#INLINE} its payload is copied too, so its buffers may be reused
+   * at once as well. Lock-free, allocation-free.
    *
    * @param wr the work request: any {@link WorkRequestOpcode}; the RFC 7306 ones (Atomics,
    *     Immediate Data, RDMA Write with Immediate) when {@link QueuePairCapabilities#rfc7306()}
    * @throws IllegalStateException before {@link QpState#RTS} or after {@link #close()}, naming
    *     the state (in {@link QpState#ERROR} the request is accepted and flushed)
    * @throws UnsupportedOperationException for an RFC 7306 opcode on a queue pair without RFC 7306
-   * @throws IllegalArgumentException when the request is incomplete or exceeds the queue pair's
-   *     SGE limit (see {@link SendWorkRequest#validate})
+   * @throws IllegalArgumentException when the request is incomplete, exceeds the queue pair's
+   *     SGE limit or {@link QueuePairCapabilities#maxInlineData()}, or is {@link SendFlags#INLINE}
+   *     with an opcode that sends no local data or with a closed {@link MemoryRegion} (see
+   *     {@link SendWorkRequest#validate(int, int)}); nothing was posted
    * @throws WorkQueueFullException when {@link QueuePairCapabilities#maxSendWr()} send work
    *     requests are outstanding; nothing was posted
    */
@@ -296,7 +300,7 @@ public final class QueuePair implements AutoCloseable {
             + " ask for ORD > 0 (QueuePairConfig.ord) from a peer with IRD > 0");
       }
     }
-    wr.validate(caps.maxSendSge());
+    wr.validate(caps.maxSendSge(), caps.maxInlineData());
     sq.post(wr);
   }
 

@@ -22,6 +22,7 @@ public final class QueuePairConfig {
   private final int ord;
   private final boolean signalAllSends;
   private final Boolean rfc7306;
+  private final int maxInlineData;
 
   private QueuePairConfig(Builder b) {
     this.sendCq = b.sendCq;
@@ -34,6 +35,7 @@ public final class QueuePairConfig {
     this.ord = b.ord;
     this.signalAllSends = b.signalAllSends;
     this.rfc7306 = b.rfc7306;
+    this.maxInlineData = b.maxInlineData;
   }
 
   /**
@@ -112,6 +114,15 @@ public final class QueuePairConfig {
   }
 
   /**
+   * The most inline octets per send work request asked for ({@link SendFlags#INLINE}).
+   *
+   * @return the limit, or -1 for the device default ({@link DeviceConfig#defaultInlineData()})
+   */
+  public int maxInlineData() {
+    return maxInlineData;
+  }
+
+  /**
    * The inbound RDMA Read depth asked for.
    *
    * @return the depth, or -1 for the device default
@@ -142,7 +153,8 @@ public final class QueuePairConfig {
   @Override
   public String toString() {
     return "QueuePairConfig{maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr
-        + ", maxSendSge=" + maxSendSge + ", maxRecvSge=" + maxRecvSge + ", ird=" + ird
+        + ", maxSendSge=" + maxSendSge + ", maxRecvSge=" + maxRecvSge
+        + ", maxInlineData=" + maxInlineData + ", ird=" + ird
         + ", ord=" + ord + ", signalAllSends=" + signalAllSends + '}';
   }
 
@@ -154,6 +166,7 @@ public final class QueuePairConfig {
     private int maxRecvWr = DEVICE_DEFAULT;
     private int maxSendSge = DEVICE_DEFAULT;
     private int maxRecvSge = DEVICE_DEFAULT;
+    private int maxInlineData = DEVICE_DEFAULT;
     private int ird = DEVICE_DEFAULT;
     private int ord = DEVICE_DEFAULT;
     private boolean signalAllSends;
@@ -209,6 +222,24 @@ public final class QueuePairConfig {
      */
     public Builder maxRecvSge(int n) {
       this.maxRecvSge = positive("maxRecvSge", n);
+      return this;
+    }
+
+    /**
+     * Sets the most octets one {@link SendFlags#INLINE} send work request may carry (the verbs
+     * {@code cap.max_inline_data}). Each send queue slot keeps that many octets, made with the
+     * slot, so the limit costs about {@code 2 x maxSendWr x n} octets of heap per queue pair.
+     *
+     * @param n 0 (no inline sends) or more; at most the device's
+     *     {@link DeviceConfig#maxInlineData()}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code n < 0}
+     */
+    public Builder maxInlineData(int n) {
+      if (n < 0) {
+        throw new IllegalArgumentException("maxInlineData must be at least 0, not " + n);
+      }
+      this.maxInlineData = n;
       return this;
     }
 

@@ -281,7 +281,9 @@ public final class RdmaDevice implements AutoCloseable {
         limit("maxRecvSge", qpConfig.maxRecvSge(), config.defaultSge(), config.maxSge()),
         qpConfig.ird() >= 0 ? qpConfig.ird() : config.defaultIrd(),
         qpConfig.ord() >= 0 ? qpConfig.ord() : config.defaultOrd(),
-        qpConfig.rfc7306() != null ? qpConfig.rfc7306() : config.rfc7306());
+        qpConfig.rfc7306() != null ? qpConfig.rfc7306() : config.rfc7306(),
+        limit("maxInlineData", qpConfig.maxInlineData(), config.defaultInlineData(),
+            config.maxInlineData()));
     synchronized (queuePairs) {
       if (queuePairs.size() >= config.maxQueuePairs()) {
         throw new IllegalStateException(queuePairs.size() + " queue pairs are open, the device's"

@@ -26,8 +26,18 @@ public final class SendFlags {
    */
   public static final int SOLICITED = 1 << 2;
 
+  /**
+   * Inline (libibverbs {@code IBV_SEND_INLINE}): the payload is copied when the work request is
+   * posted, so the application may reuse its buffers as soon as {@code postSend} returns, and
+   * the SGEs need not name registered memory (any {@link LocalBuffer}; its STag is not looked
+   * at). Only for opcodes that send local data ({@link WorkRequestOpcode#sendsLocalData()}: the
+   * Send family, RDMA Write, RDMA Write with Immediate) and at most
+   * {@link QueuePairCapabilities#maxInlineData()} octets in all.
+   */
+  public static final int INLINE = 1 << 3;
+
   /** Every flag this version knows; any other bit is rejected by validation. */
-  public static final int ALL = FENCE | SIGNALED | SOLICITED;
+  public static final int ALL = FENCE | SIGNALED | SOLICITED | INLINE;
 
   private SendFlags() {
   }
@@ -58,6 +68,7 @@ public final class SendFlags {
     append(sb, flags, SIGNALED, "SIGNALED");
     append(sb, flags, SOLICITED, "SOLICITED");
     append(sb, flags, FENCE, "FENCE");
+    append(sb, flags, INLINE, "INLINE");
     int unknown = flags & ~ALL;
     if (unknown != 0) {
       if (sb.length() > 0) {

@@ -86,7 +86,7 @@ final class SendIssuer {
       if (read && !ep.canIssueRead()) {
         break; // ORD reached; a Read completing resumes
       }
-      if (!issue(ep, wr, sq.nextSequence(), read)) {
+      if (!issue(ep, e, sq.nextSequence(), read)) {
         return;
       }
       issued++;
@@ -103,7 +103,9 @@ final class SendIssuer {
   }
 
   /** Checks and issues one work request; false when that moved the queue pair to ERROR. */
-  private boolean issue(EndpointPort ep, SendWorkRequest wr, long seq, boolean read) {
+  private boolean issue(EndpointPort ep, SendQueue.Entry e, long seq, boolean read) {
+    SendWorkRequest wr = e.wr;
+    // An inline work request's list is empty (nothing to check or pin): its octets are in e.
     ScatterGatherList sgl = wr.sgl();
     WorkRequestOpcode opcode = wr.opcode();
     int required = read ? AccessFlags.LOCAL_WRITE : AccessFlags.NONE;
@@ -115,6 +117,12 @@ final class SendIssuer {
             + " wrId " + wr.wrId() + " names a local result buffer it may not write", true);
         return false;
       }
+    }
+    if (e.inlineFailure() != null) {
+      teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
+          + " wrId " + wr.wrId() + ": its inline data could not be read when it was posted: "
+          + e.inlineFailure(), true);
+      return false;
     }
     if (!checkSges(sgl, required)) {
       teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, wr.opcode()
@@ -148,6 +156,9 @@ final class SendIssuer {
           int n = sgl.count();
           for (int i = 0; i < n; i++) {
             gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
+          }
+          if (e.inlineData() != null && e.inlineLength() > 0) {
+            gather.add(e.inlineData(), 0, e.inlineLength());
           }
           if (opcode == WorkRequestOpcode.RDMA_WRITE) {
             ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);

@@ -124,6 +124,19 @@ public final class SendWorkRequest {
    * @throws IllegalArgumentException naming the first problem found
    */
   public void validate(int maxSge) {
+    validate(maxSge, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Checks that the work request is complete and consistent for its opcode, and that inline
+   * data ({@link SendFlags#INLINE}) fits {@code maxInlineData}. The queue pair calls this with
+   * its capabilities before accepting a post.
+   *
+   * @param maxSge the queue pair's maximum SGEs per send work request
+   * @param maxInlineData the queue pair's maximum inline octets per send work request
+   * @throws IllegalArgumentException naming the first problem found
+   */
+  public void validate(int maxSge, int maxInlineData) {
     if (maxSge < 0) {
       throw new IllegalArgumentException("maxSge " + maxSge + " is negative");
     }
@@ -134,11 +147,27 @@ public final class SendWorkRequest {
     int unknown = flags & ~SendFlags.ALL;
     if (unknown != 0) {
       throw problem("unknown send flags 0x" + Integer.toHexString(unknown)
-          + " (known: SIGNALED, SOLICITED, FENCE)");
+          + " (known: SIGNALED, SOLICITED, FENCE, INLINE)");
     }
     if (SendFlags.has(flags, SendFlags.SOLICITED) && !opcode.canSolicitEvent()) {
       throw problem("the SOLICITED flag is only for messages that land in a peer receive"
           + " (Send, Immediate Data, RDMA Write with Immediate)");
+    }
+    if (SendFlags.has(flags, SendFlags.INLINE)) {
+      if (!opcode.sendsLocalData()) {
+        throw problem("the INLINE flag is only for opcodes that send local data (the Send"
+            + " family, RDMA Write, RDMA Write with Immediate): there is no payload to copy");
+      }
+      if (sgl.totalLength() > maxInlineData) {
+        throw problem("inline data of " + sgl.totalLength() + " octets exceeds the queue pair's"
+            + " maxInlineData of " + maxInlineData + " (QueuePairConfig.maxInlineData)");
+      }
+      for (int i = 0; i < sgl.count(); i++) {
+        if (sgl.buffer(i) instanceof MemoryRegion mr && mr.isClosed()) {
+          throw problem("SGE " + i + " names a closed memory region (STag 0x"
+              + Integer.toHexString(mr.stag()) + "), and inline data is read when posted");
+        }
+      }
     }
     int sges = sgl.count();
     if (opcode == WorkRequestOpcode.RDMA_READ && sges != 1) {

@@ -58,6 +58,16 @@ final class FakeEndpoint implements EndpointPort {
   int closeNows;
   RuntimeException failNextIssue;
 
+  /** When set, the payload of each Write and Send is copied into {@link #lastPayload}. */
+  boolean capturePayload;
+  final byte[] lastPayload = new byte[4096];
+  int lastPayloadLength;
+  /**
+   * When not null, a retained slice of every payload piece is kept here, as a transport that has
+   * not written them yet would (the test releases them).
+   */
+  java.util.List<ByteBuf> heldSlices;
+
   @Override
   public boolean canSend() {
     return sendAllowed;
@@ -78,6 +88,7 @@ final class FakeEndpoint implements EndpointPort {
     maybeFail();
     lastRemoteStag = remoteStag;
     lastRemoteTo = remoteTo;
+    capture(payload);
     record(WRITE, token, payload.totalLength());
   }
 
@@ -123,6 +134,7 @@ final class FakeEndpoint implements EndpointPort {
     lastRemoteTo = remoteTo;
     lastImmediate = data;
     lastSolicited = solicited;
+    capture(payload);
     record(WRITE_IMMEDIATE, token, payload.totalLength());
   }
 
@@ -145,6 +157,7 @@ final class FakeEndpoint implements EndpointPort {
     maybeFail();
     lastSendOpcode = opcode;
     lastInvalidateStag = invalidateStag;
+    capture(payload);
     record(SEND, token, payload.totalLength());
   }
 
@@ -153,6 +166,22 @@ final class FakeEndpoint implements EndpointPort {
     if (e != null) {
       failNextIssue = null;
       throw e;
+    }
+  }
+
+  private void capture(GatherList payload) {
+    if (capturePayload) {
+      int at = 0;
+      for (int i = 0; i < payload.size(); i++) {
+        payload.buffer(i).getBytes(payload.index(i), lastPayload, at, payload.length(i));
+        at += payload.length(i);
+      }
+      lastPayloadLength = at;
+    }
+    if (heldSlices != null) {
+      for (int i = 0; i < payload.size(); i++) {
+        heldSlices.add(payload.buffer(i).retainedSlice(payload.index(i), payload.length(i)));
+      }
     }
   }
 

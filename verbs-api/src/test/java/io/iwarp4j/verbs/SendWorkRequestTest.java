@@ -69,7 +69,7 @@ class SendWorkRequestTest {
   void unknownFlags() {
     SendWorkRequest wr = validFor(SEND).flags(SendFlags.SIGNALED | 0x40);
     assertEquals("SEND work request (wrId 42): unknown send flags 0x40"
-        + " (known: SIGNALED, SOLICITED, FENCE)", problem(wr, MAX_SGE));
+        + " (known: SIGNALED, SOLICITED, FENCE, INLINE)", problem(wr, MAX_SGE));
   }
 
   @Test
@@ -274,6 +274,34 @@ class SendWorkRequestTest {
     assertTrue(new SendWorkRequest(0).toString().contains("opcode=null"));
   }
 
+  @ParameterizedTest
+  @EnumSource(WorkRequestOpcode.class)
+  void inlineIsForTheOpcodesThatSendLocalData(WorkRequestOpcode op) {
+    SendWorkRequest wr = validFor(op).flags(SendFlags.INLINE);
+    if (op.sendsLocalData()) {
+      assertDoesNotThrow(() -> wr.validate(MAX_SGE, 64));
+    } else {
+      String p = assertThrows(IllegalArgumentException.class, () -> wr.validate(MAX_SGE, 64))
+          .getMessage();
+      assertEquals(op + " work request (wrId 42): the INLINE flag is only for opcodes that send"
+          + " local data (the Send family, RDMA Write, RDMA Write with Immediate): there is no"
+          + " payload to copy", p);
+    }
+  }
+
+  @Test
+  void inlineDataAboveTheLimitIsRefusedAndTheLimitItselfIsFine() {
+    SendWorkRequest wr = wr().opcode(SEND).flags(SendFlags.INLINE).addSge(buf, 0, 50)
+        .addSge(buf, 100, 31);
+    assertEquals("SEND work request (wrId 42): inline data of 81 octets exceeds the queue pair's"
+        + " maxInlineData of 80 (QueuePairConfig.maxInlineData)",
+        assertThrows(IllegalArgumentException.class, () -> wr.validate(MAX_SGE, 80))
+            .getMessage());
+    assertDoesNotThrow(() -> wr.validate(MAX_SGE, 81));
+    // Without INLINE the same request has no inline limit.
+    assertDoesNotThrow(() -> wr.flags(0).validate(MAX_SGE, 80));
+  }
+
   @Test
   void nullOpcodeIsRejectedWhenSet() {
     assertThrows(NullPointerException.class, () -> wr().opcode(null));
@@ -282,7 +310,8 @@ class SendWorkRequestTest {
   @Test
   void sendFlagsToString() {
     assertEquals("0", SendFlags.toString(0));
-    assertEquals("SIGNALED|SOLICITED|FENCE", SendFlags.toString(SendFlags.ALL));
+    assertEquals("SIGNALED|SOLICITED|FENCE|INLINE", SendFlags.toString(SendFlags.ALL));
+    assertEquals(8, SendFlags.INLINE, "the value of IBV_SEND_INLINE");
     assertEquals("SIGNALED|0x100", SendFlags.toString(SendFlags.SIGNALED | 0x100));
     assertTrue(validFor(SEND).isSignaled());
   }

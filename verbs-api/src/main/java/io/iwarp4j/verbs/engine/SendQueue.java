@@ -1,8 +1,11 @@
 package io.iwarp4j.verbs.engine;
 
 import io.iwarp4j.verbs.QueuePair;
+import io.iwarp4j.verbs.ScatterGatherList;
+import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
-import java.util.function.BiConsumer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 /**
  * The send queue of a {@link QueuePair}: the posting ring application threads fill, and, on the
@@ -25,36 +28,135 @@ import java.util.function.BiConsumer;
  *
  * <p>Posting is lock-free and allocation-free: a credit CAS, then the one copy of the work
  * request, into the entry of a reusable ring slot, where the event loop reads it until it is
- * retired. Everything else is event-loop confined. The ring, the table and the positions are
- * {@link WorkQueue}'s; "issued" is its "handed".
+ * retired. An inline work request's payload is copied there too, into the entry's inline area
+ * (made with the entry), and issued from it. Everything else is event-loop confined. The ring,
+ * the table and the positions are {@link WorkQueue}'s; "issued" is its "handed".
  */
 public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry> {
-  private static final BiConsumer<SendWorkRequest, Entry> COPY =
-      (from, to) -> to.wr.copyFrom(from);
 
-  /** One work request taken from the ring, until it is retired. */
+  /**
+   * Copies the octets an inline work request's SGEs name, at post time, on the posting thread.
+   * A constant (a method reference to a static method), so posting allocates nothing.
+   */
+  @FunctionalInterface
+  public interface InlineGather {
+    /**
+     * Copies the octets of every SGE of {@code sgl}, in order, to {@code into} from index 0.
+     *
+     * @param sgl the posted work request's list, validated: its total fits {@code into}
+     * @param into the entry's inline area
+     * @throws RuntimeException naming the problem when an SGE's memory cannot be read (the
+     *     work request then fails on the loop, see {@link Entry#inlineFailure()})
+     */
+    void gather(ScatterGatherList sgl, byte[] into);
+  }
+
+  /**
+   * One work request taken from the ring, until it is retired. An inline work request's payload
+   * lives in the entry's inline area, copied there by the poster; its list is empty.
+   */
   public static final class Entry {
     public final SendWorkRequest wr;
     /** Whether the endpoint reported it complete (it may still wait for older ones). */
     boolean done;
     /** Octets read, for an RDMA Read. */
     public long byteLen;
+    /** The inline area, made with the entry: maxInlineData octets. */
+    private byte[] inlineArea;
+    /** A heap buffer over {@link #inlineArea}, handed to the endpoint as the gather list. */
+    private ByteBuf inlineView;
+    /** Octets of inline payload, or -1 when the work request is not inline. */
+    private int inlineLength = -1;
+    private RuntimeException inlineFailure;
 
-    Entry(int maxSge) {
+    Entry(int maxSge, int maxInlineData) {
       this.wr = new SendWorkRequest(maxSge);
+      this.inlineArea = new byte[maxInlineData];
+      this.inlineView = Unpooled.wrappedBuffer(inlineArea);
+    }
+
+    /**
+     * The inline payload as octets {@code [0, inlineLength())} of a heap buffer the entry owns,
+     * or null when the work request is not inline. The endpoint may copy them or keep a retained
+     * slice: the entry is not refilled while a slice is held (see {@link #copy}).
+     */
+    public ByteBuf inlineData() {
+      return inlineLength >= 0 ? inlineView : null;
+    }
+
+    /** Octets of inline payload; meaningful when {@link #inlineData()} is not null. */
+    public int inlineLength() {
+      return inlineLength;
+    }
+
+    /** Posting: copies {@code from}, and an inline request's payload, into this entry. */
+    void copy(SendWorkRequest from, InlineGather gather) {
+      wr.copyFrom(from);
+      inlineFailure = null;
+      if (!SendFlags.has(from.flags(), SendFlags.INLINE)) {
+        inlineLength = -1;
+        return;
+      }
+      if (inlineView.refCnt() != 1) {
+        // The transport still holds a slice of the last payload (a connection that failed with
+        // it in Netty's outbound buffer): leave those octets to it and take a new area. Rare.
+        inlineView.release();
+        inlineArea = new byte[inlineArea.length];
+        inlineView = Unpooled.wrappedBuffer(inlineArea);
+      }
+      try {
+        gather.gather(from.sgl(), inlineArea);
+      } catch (RuntimeException ex) {
+        // Never throw here: a ring slot claimed and abandoned would hold ring room its credit no
+        // longer accounts for. The memory went away after validation (a region closed at the
+        // same moment): the loop fails the work request as it would a non-inline one.
+        inlineFailure = ex;
+      }
+      inlineLength = (int) from.sgl().totalLength();
+      wr.sgl().clear(); // it names no memory any more: no SGE checks, pins or region uses
+    }
+
+    /**
+     * Why the inline payload could not be copied when the work request was posted, or null.
+     * The queue pair completes such a work request with a local protection error.
+     */
+    public RuntimeException inlineFailure() {
+      return inlineFailure;
     }
   }
+
+  private static final InlineGather NO_INLINE = (sgl, into) -> {
+    if (sgl.totalLength() > 0) {
+      throw new IllegalArgumentException("this send queue takes no inline data");
+    }
+  };
 
   // Event loop only.
   private int readsOutstanding;
 
   /**
+   * A send queue that takes no inline data (an inline post of more than 0 octets fails
+   * validation before it gets here).
+   *
    * @param depth the most work requests posted and not retired
    * @param maxSge the SGE capacity of each slot
    * @param wakeUp run by a poster when the loop should drain the ring
    */
   public SendQueue(int depth, int maxSge, Runnable wakeUp) {
-    super("send", depth, () -> new Entry(maxSge), COPY, wakeUp);
+    this(depth, maxSge, 0, NO_INLINE, wakeUp);
+  }
+
+  /**
+   * @param depth the most work requests posted and not retired
+   * @param maxSge the SGE capacity of each slot
+   * @param maxInlineData the inline area of each slot, in octets
+   * @param gather copies an inline work request's payload at post time
+   * @param wakeUp run by a poster when the loop should drain the ring
+   */
+  public SendQueue(int depth, int maxSge, int maxInlineData, InlineGather gather,
+      Runnable wakeUp) {
+    super("send", depth, () -> new Entry(maxSge, maxInlineData),
+        (from, to) -> to.copy(from, gather), wakeUp);
   }
 
   // ---- event loop ----
