@@ -101,7 +101,7 @@ public final class QueuePair implements AutoCloseable {
   private final ReadResponseCopyBudget readResponseCopies;
   /** The name of this queue pair's counters MBean, or null (set by the device). */
   volatile javax.management.ObjectName countersMBean;
-  /** Set by the first connection attempt (or by a close/error before any). */
+  /** Set by a connection attempt (or by a close/error before any); cleared by reset(). */
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
   /** Taken once by {@link #bindLoop} and by {@link #collectUses} before a loop is bound. */
@@ -574,7 +574,7 @@ public final class QueuePair implements AutoCloseable {
   // ---- connection manager hooks ----
 
   /**
-   * Reserves this queue pair for a connection attempt.
+   * Reserves this queue pair for a connection attempt (again after {@link #reset()}).
    *
    * @throws IllegalStateException when it is not in INIT or already used
    */
@@ -582,15 +582,20 @@ public final class QueuePair implements AutoCloseable {
     QpState s = state;
     if (s != QpState.INIT) {
       throw new IllegalStateException("queue pair " + number + " is in state " + s
-          + "; a connection needs a new queue pair in INIT");
+          + "; a connection needs a queue pair in INIT (a new one, or one reset() after its"
+          + " connection ended)");
     }
     if (!claimed.compareAndSet(false, true)) {
       throw new IllegalStateException("queue pair " + number
-          + " is already used by a connection; create a new one for each connection");
+          + " is already used by a connection; create another, or reset() this one once that"
+          + " connection has ended");
     }
   }
 
-  /** Binds the event loop; called once, on that loop. Drains what was posted so far. */
+  /**
+   * Binds the event loop; called once per connection attempt (reset unbinds it), on that loop.
+   * Drains what was posted so far.
+   */
   void bindLoop(QpLoop l) {
     synchronized (bindLock) { // once per queue pair: a scan before the loop is bound may drain
       if (loop != null) {
