@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@link QueuePair#reset()} and {@link QueuePair#query()} over TCP on 127.0.0.1: one client queue
  * pair connects, carries a Send, is disconnected by its peer (ERROR), is reset and connects to
- * another server, where Send, RDMA Write and RDMA Read work; then 100 rounds of connect, Send,
+ * another server, where Send, RDMA Write and RDMA Read work; a server queue pair is reset after
+ * its client disconnected and accepts the next client; then 100 rounds of connect, Send,
  * peer close and reset on the same queue pair, with every work request completing exactly once
  * and nothing of the old connections or of the closed receive regions staying reachable (Netty's
  * leak detector runs at PARANOID).
@@ -181,6 +182,40 @@ class QueuePairResetIT {
       c2.disconnect().get(T, TimeUnit.SECONDS);
       qp.close();
       client.assertQuiet(100);
+    }
+  }
+
+  @Test
+  void aServerQueuePairIsResetAndAcceptsTheNextClient() throws Exception {
+    try (OpsItPeer c1 = new OpsItPeer(1, 64); OpsItPeer c2 = new OpsItPeer(1, 64);
+        Server server = new Server()) {
+      QueuePair sqp = server.peer.newQp(4, 4, 1);
+      MemoryRegion smem = server.peer.region(256);
+      for (OpsItPeer client : List.of(c1, c2)) {
+        QueuePair cqp = client.newQp(4, 4, 1);
+        MemoryRegion cmem = client.region(64);
+        sqp.postRecv(new RecvWorkRequest(1).wrId(client == c1 ? 1 : 2).addSge(smem, 0, 256));
+        CompletableFuture<RdmaConnection> cf = client.device.connect(cqp,
+            server.listener.localAddress(), ConnectParams.builder().peerToPeer(true).build());
+        RdmaConnection sc = server.accept(sqp).get(T, TimeUnit.SECONDS);
+        RdmaConnection cc = cf.get(T, TimeUnit.SECONDS);
+        assertEquals(cc.localAddress(), sqp.query().remoteAddress());
+        cqp.postSend(new SendWorkRequest(1).wrId(9).opcode(WorkRequestOpcode.SEND)
+            .flags(SendFlags.SIGNALED).addSge(cmem, 0, 64));
+        assertEquals(WcStatus.SUCCESS, client.take(1, T).get(0).status());
+        WorkCompletion got = server.peer.take(1, T).get(0);
+        assertEquals(client == c1 ? 1 : 2, got.wrId());
+        assertEquals(WcStatus.SUCCESS, got.status());
+        // The client disconnects: the server's queue pair goes to ERROR and is reset.
+        cc.disconnect().get(T, TimeUnit.SECONDS);
+        sc.closeFuture().get(T, TimeUnit.SECONDS);
+        assertEquals(QpState.ERROR, sqp.state());
+        sqp.reset();
+        assertEquals(QpState.INIT, sqp.state());
+        cqp.close();
+      }
+      server.peer.assertQuiet(100);
+      sqp.close();
     }
   }
 
