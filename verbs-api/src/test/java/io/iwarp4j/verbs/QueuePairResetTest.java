@@ -197,6 +197,54 @@ class QueuePairResetTest {
   }
 
   @Test
+  void queryShowsTheConnectionAndResetWaitsForItToClose() {
+    h = new QpHarness(4, 4, 16);
+    io.netty.channel.embedded.EmbeddedChannel channel =
+        new io.netty.channel.embedded.EmbeddedChannel();
+    io.iwarp4j.mpa.MpaPeerParameters peer = new io.iwarp4j.mpa.MpaPeerParameters(2, false, true,
+        false, true, true, java.util.EnumSet.of(io.iwarp4j.mpa.RtrType.SEND), 4, 2, new byte[0]);
+    RdmaConnection conn = new RdmaConnection(h.qp, channel, new io.iwarp4j.mpa.MpaConnectionInfo(
+        true, 2, true, true, false, false, true, io.iwarp4j.mpa.RtrType.SEND, 4, 2, peer, 1024),
+        3, 2, null);
+    h.qp.bindLoop(h.loop);
+    assertTrue(h.qp.attach(h.ep, conn.sink(), conn));
+    assertTrue(h.qp.enableSend());
+    QueuePairAttributes a = h.qp.query();
+    assertEquals(QpState.RTS, a.state());
+    assertTrue(a.hasConnection());
+    assertEquals(3, a.ird());
+    assertEquals(2, a.ord());
+    assertTrue(a.crc());
+    assertFalse(a.markers());
+    assertEquals(2, a.mpaRevision());
+    assertTrue(a.peerToPeer());
+    assertEquals(RtrType.SEND, a.rtrType());
+    assertEquals(channel.remoteAddress(), a.remoteAddress());
+
+    h.qp.modifyToError();
+    h.loop.runAll();
+    assertEquals(QpState.ERROR, h.qp.state());
+    assertTrue(h.qp.query().hasConnection(), "the attributes stay until reset");
+    // On the loop, reset cannot wait for the connection to close.
+    IllegalStateException e = assertThrows(IllegalStateException.class, h.qp::reset);
+    assertTrue(e.getMessage().contains("still closing"), e.getMessage());
+    assertEquals(QpState.ERROR, h.qp.state());
+    conn.closeFuture().complete(null);
+    h.qp.reset();
+    assertEquals(QpState.INIT, h.qp.state());
+    assertFalse(h.qp.query().hasConnection());
+    assertNull(h.qp.connection());
+
+    // The old connection's disconnect() closes its own channel and leaves the queue pair alone.
+    conn.disconnect();
+    channel.runPendingTasks();
+    assertFalse(channel.isOpen());
+    assertEquals(QpState.INIT, h.qp.state());
+    h.loop.runAll();
+    assertEquals(QpState.INIT, h.qp.state());
+  }
+
+  @Test
   void queryShowsTheStateAndCapabilitiesWithoutAConnection() {
     h = new QpHarness(4, 8, 16);
     QueuePairAttributes a = h.qp.query();
