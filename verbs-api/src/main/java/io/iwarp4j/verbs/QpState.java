@@ -12,13 +12,16 @@ package io.iwarp4j.verbs;
  *                      │                           │                          │
  *                      └──────────── connect failure, Terminate, disconnect, ─┴──▶ ERROR
  *                                    CQ overrun, local error, modifyToError()
+ *  ERROR ──reset()──▶ RESET ──▶ INIT (connect or accept again)
  *  any ──close()──▶ CLOSED
  * </pre>
  */
 public enum QpState {
   /**
-   * Just built. {@link RdmaDevice#createQueuePair} moves a queue pair on to {@link #INIT} before
-   * returning it, as {@code rdma_create_qp} does, so applications do not see this state.
+   * Just built, or being reset. {@link RdmaDevice#createQueuePair} moves a queue pair on to
+   * {@link #INIT} before returning it, as {@code rdma_create_qp} does, and {@link
+   * QueuePair#reset()} before it returns, so applications see this state only while a reset runs
+   * (posting then throws).
    */
   RESET,
   /**
@@ -38,7 +41,8 @@ public enum QpState {
   /**
    * Failed or disconnected. Every outstanding work request, and every one posted later, completes
    * with {@link WcStatus#WR_FLUSH_ERR} (the one whose failure caused the state gets the mapped
-   * error status). The connection is closed or closing. Final, except for {@link #CLOSED}.
+   * error status). The connection is closed or closing. Left only by {@link QueuePair#reset()}
+   * (back to {@link #INIT}, through {@link #RESET}) or {@link QueuePair#close()}.
    */
   ERROR,
   /** Destroyed with {@link QueuePair#close()}: posting throws. Final. */

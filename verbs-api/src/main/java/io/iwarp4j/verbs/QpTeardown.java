@@ -142,6 +142,11 @@ final class QpTeardown {
     }
   }
 
+  /** The queue pair was reset (ERROR to INIT): a new connection starts with no Terminate. */
+  void reset() {
+    terminateSentReported = false;
+  }
+
   void errorRequestedOnLoop() {
     enterError(-1, -1, null, 0, TEARDOWN_ABORT, null, "modifyToError()", true);
   }

@@ -65,7 +65,8 @@ import org.slf4j.LoggerFactory;
  * <h2>States</h2>
  * See {@link QpState}: the connection manager moves the queue pair from INIT to RTR to RTS;
  * {@link #postSend} before RTS fails with an {@link IllegalStateException} naming the state;
- * receives may be posted from INIT on.
+ * receives may be posted from INIT on. {@link #reset()} takes a queue pair in ERROR back to INIT
+ * for a new connection; {@link #query()} returns its attributes.
  */
 public final class QueuePair implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueuePair.class);
@@ -100,7 +101,7 @@ public final class QueuePair implements AutoCloseable {
   private final ReadResponseCopyBudget readResponseCopies;
   /** The name of this queue pair's counters MBean, or null (set by the device). */
   volatile javax.management.ObjectName countersMBean;
-  /** Set by the first connection attempt (or by a close/error before any). */
+  /** Set by a connection attempt (or by a close/error before any); cleared by reset(). */
   private final AtomicBoolean claimed = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
   /** Taken once by {@link #bindLoop} and by {@link #collectUses} before a loop is bound. */
@@ -210,6 +211,23 @@ public final class QueuePair implements AutoCloseable {
    */
   public RdmaConnection connection() {
     return connection;
+  }
+
+  /**
+   * The queue pair's attributes now, like {@code ibv_query_qp}: state, capabilities and, once a
+   * connection exists, what its MPA startup negotiated (IRD/ORD, CRC, Markers, revision,
+   * peer-to-peer and RTR type) and its addresses. An immutable snapshot, callable from any thread
+   * at any time; the queue pair may move on at once. Not for the data path: it allocates.
+   *
+   * @return the attributes
+   */
+  public QueuePairAttributes query() {
+    QpState s = state;
+    RdmaConnection c = connection;
+    return c == null
+        ? new QueuePairAttributes(number, s, caps, -1, -1, null, null, null)
+        : new QueuePairAttributes(number, s, caps, c.ird(), c.ord(), c.mpaInfo(),
+            c.localAddress(), c.remoteAddress());
   }
 
   /**
@@ -396,6 +414,119 @@ public final class QueuePair implements AutoCloseable {
     }
   }
 
+  /**
+   * Resets a queue pair in {@link QpState#ERROR} for reuse with a new connection, like
+   * {@code ibv_modify_qp} to {@code IBV_QPS_RESET} followed by the move to {@code IBV_QPS_INIT}
+   * that {@code rdma_create_qp} makes: afterwards the queue pair is in {@link QpState#INIT} and
+   * may be connected again ({@link RdmaDevice#connect} or {@link ConnectRequest#accept}).
+   *
+   * <p>Before it returns: the old connection's TCP connection has closed (reset waits, a bounded
+   * time, and closes it itself if it is still closing); every work request posted before reset
+   * was called has completed exactly once (those not yet flushed complete with {@link
+   * WcStatus#WR_FLUSH_ERR} now); both queues are empty; and the queue pair holds no reference to
+   * the old connection or to registered memory (posted receives' views, send SGEs). Work
+   * requests posted while reset runs may be flushed or refused. The counters and the queue pair
+   * number stay; {@link #query()} shows no connection until the next one is established.
+   *
+   * <p>Only from ERROR (a disconnect, a Terminate, a lost connection or {@link
+   * #modifyToError()} lead there): in INIT, RTR and RTS it throws. This differs from libibverbs,
+   * which also takes a connected queue pair to RESET; here, disconnect first ({@link
+   * RdmaConnection#disconnect()}) or call {@link #modifyToError()}.
+   *
+   * @throws IllegalStateException in any state but ERROR, naming it; or when called on the event
+   *     loop while the old connection is still closing; or when that connection did not close
+   *     in time
+   */
+  public void reset() {
+    QpState s = state;
+    if (s != QpState.ERROR) {
+      throw new IllegalStateException(refusal("reset", s, s == QpState.CLOSED
+          ? "the queue pair is destroyed" : "reset needs ERROR: disconnect the connection or"
+          + " call modifyToError() first (a connected queue pair is not reset)"));
+    }
+    QpLoop l = loop;
+    RdmaConnection c = connection;
+    if (c != null && !c.closeFuture().isDone()) {
+      if (l != null && l.inEventLoop()) {
+        throw new IllegalStateException(refusal("reset", s, "its connection is still closing;"
+            + " reset from another thread, or once RdmaConnection.closeFuture() completed"));
+      }
+      // Its RDMAP endpoint has reported everything once the channel is closed.
+      awaitClosed(c);
+    }
+    if (l == null) {
+      throw new IllegalStateException(refusal("reset", s, "no event loop is bound"));
+    }
+    if (l.inEventLoop()) {
+      resetOnLoop();
+      return;
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    execute(l, () -> {
+      try {
+        resetOnLoop();
+        done.complete(null);
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+      }
+    });
+    try {
+      done.get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while resetting queue pair " + number, e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r
+          : new IllegalStateException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("queue pair " + number + ": reset did not run on its"
+          + " event loop within 10 s", e);
+    }
+  }
+
+  private void awaitClosed(RdmaConnection c) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+      try {
+        c.closeFuture().get(10, TimeUnit.SECONDS);
+        return;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while queue pair " + number
+            + " waited for its connection to close", e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        return; // completed, either way
+      } catch (TimeoutException e) {
+        // Still closing gracefully: the queue pair is in ERROR, so end it now.
+        log.debug("queue pair {}: connection still open after 10 s, closing it", number);
+        c.channel().close();
+      }
+    }
+    throw new IllegalStateException("queue pair " + number + ": its connection " + c
+        + " did not close within 20 s; reset refused");
+  }
+
+  /** ERROR to RESET to INIT, on the loop: flush, forget the connection, unbind the loop. */
+  private void resetOnLoop() {
+    checkLoop("reset");
+    if (!STATE.compareAndSet(this, QpState.ERROR, QpState.RESET)) {
+      throw new IllegalStateException(refusal("reset", state, "the state changed meanwhile"));
+    }
+    // Everything posted before this point completes now, once; nothing is posted in RESET.
+    teardown.flushAll(-1, -1, null, 0);
+    rq.forgetViews();
+    teardown.reset();
+    endpoint = null;
+    events = null;
+    connection = null;
+    errorRequested = false;
+    synchronized (bindLock) {
+      loop = null; // the next connection binds its own channel's loop
+    }
+    claimed.set(false);
+    STATE.setVolatile(this, QpState.INIT);
+    log.debug("queue pair {} reset: INIT", number);
+  }
+
   private static void awaitQuietly(CompletableFuture<Void> done) {
     try {
       done.get(10, TimeUnit.SECONDS);
@@ -447,7 +578,7 @@ public final class QueuePair implements AutoCloseable {
   // ---- connection manager hooks ----
 
   /**
-   * Reserves this queue pair for a connection attempt.
+   * Reserves this queue pair for a connection attempt (again after {@link #reset()}).
    *
    * @throws IllegalStateException when it is not in INIT or already used
    */
@@ -455,15 +586,20 @@ public final class QueuePair implements AutoCloseable {
     QpState s = state;
     if (s != QpState.INIT) {
       throw new IllegalStateException("queue pair " + number + " is in state " + s
-          + "; a connection needs a new queue pair in INIT");
+          + "; a connection needs a queue pair in INIT (a new one, or one reset() after its"
+          + " connection ended)");
     }
     if (!claimed.compareAndSet(false, true)) {
       throw new IllegalStateException("queue pair " + number
-          + " is already used by a connection; create a new one for each connection");
+          + " is already used by a connection; create another, or reset() this one once that"
+          + " connection has ended");
     }
   }
 
-  /** Binds the event loop; called once, on that loop. Drains what was posted so far. */
+  /**
+   * Binds the event loop; called once per connection attempt (reset unbinds it), on that loop.
+   * Drains what was posted so far.
+   */
   void bindLoop(QpLoop l) {
     synchronized (bindLock) { // once per queue pair: a scan before the loop is bound may drain
       if (loop != null) {

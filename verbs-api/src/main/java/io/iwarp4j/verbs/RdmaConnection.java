@@ -173,7 +173,13 @@ public final class RdmaConnection {
    */
   public CompletableFuture<Void> disconnect() {
     try {
-      channel.eventLoop().execute(qp::disconnect);
+      channel.eventLoop().execute(() -> {
+        if (qp.connection() == this) {
+          qp.disconnect();
+        } else {
+          channel.close(); // the queue pair was reset and carries another connection now
+        }
+      });
     } catch (RejectedExecutionException e) {
       channel.close();
     }

@@ -98,6 +98,37 @@ public final class ReceiveQueue extends WorkQueue<RecvWorkRequest, ReceiveQueue.
   }
 
   /**
+   * Drops every entry's cached receive views and their buffers (views of registered memory),
+   * so that an emptied queue references no registered memory: for a queue pair being reset.
+   * Only with nothing outstanding and nobody posting; not for the data path.
+   *
+   * @throws IllegalStateException when receives are outstanding
+   */
+  public void forgetViews() {
+    forEachIdleEntry(FORGET_VIEWS);
+  }
+
+  private static final java.util.function.Consumer<Entry> FORGET_VIEWS = e -> {
+    Arrays.fill(e.views, null);
+    Arrays.fill(e.viewSources, null);
+    Arrays.fill(e.pieces, null);
+    e.pieceCount = 0;
+  };
+
+  /** How many entries cache a receive view (for tests). */
+  int cachedViews() {
+    int[] n = new int[1];
+    forEachIdleEntry(e -> {
+      for (ByteBuf v : e.views) {
+        if (v != null) {
+          n[0]++;
+        }
+      }
+    });
+    return n[0];
+  }
+
+  /**
    * The receive a delivery with {@code bufferId} completes: the oldest handed one, or null when
    * the id does not name it (ignored).
    */

@@ -4,6 +4,7 @@ import io.iwarp4j.verbs.WorkQueueFullException;
 import io.iwarp4j.verbs.internal.MpscSlotRing;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -203,6 +204,28 @@ public abstract class WorkQueue<W, E> {
   /** The sequence number of {@link #oldest()}. */
   public final long oldestSequence() {
     return head;
+  }
+
+  /**
+   * Visits every entry not holding an outstanding work request: the table's retired entries
+   * and those the ring keeps for its next posts. Only with nothing outstanding and nobody
+   * posting (a queue pair being reset); not for the data path. Event loop only.
+   *
+   * @throws IllegalStateException when work requests are outstanding
+   */
+  final void forEachIdleEntry(Consumer<? super E> visitor) {
+    if (head != tail || posted.get() != 0) {
+      throw new IllegalStateException(kind + " queue has " + posted.get()
+          + " work requests outstanding");
+    }
+    for (Object e : table) {
+      if (e != null) {
+        @SuppressWarnings("unchecked")
+        E entry = (E) e;
+        visitor.accept(entry);
+      }
+    }
+    ring.forEachIdleItem(visitor);
   }
 
   /**

@@ -338,6 +338,27 @@ public final class MpscSlotRing<T> {
   }
 
   /**
+   * Visits the object of every slot no producer has claimed (the objects a {@link Taker} gave
+   * back, and those of drained slots), for the consumer to drop what they reference; slots whose
+   * object was never made are skipped, none is made. Not for the data path. Call from the one
+   * consumer thread only, while no producer posts: a producer claiming a slot meanwhile may or
+   * may not have its object visited.
+   *
+   * @param visitor called with each idle slot's object
+   */
+  public void forEachIdleItem(Consumer<? super T> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    long from = producerIndex.getVolatile();
+    long end = consumerIndex.getVolatile() + slots.length;
+    for (long t = from; t < end; t++) {
+      T item = slots[(int) t & mask].item;
+      if (item != null) {
+        visitor.accept(item);
+      }
+    }
+  }
+
+  /**
    * The number of claimed slots not yet drained, a snapshot that may be stale at once.
    *
    * @return 0 to {@link #capacity()}

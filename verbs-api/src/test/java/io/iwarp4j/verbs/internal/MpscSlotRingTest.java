@@ -52,6 +52,24 @@ class MpscSlotRingTest {
   }
 
   @Test
+  void forEachIdleItemVisitsMadeSlotsNoProducerHoldsAndMakesNone() {
+    MpscSlotRing<Item> ring = ring(8);
+    for (long i = 0; i < 3; i++) {
+      post(ring, i);
+    }
+    ring.drain(record);
+    post(ring, 3); // published, not drained: the producer's until the consumer takes it
+    List<Long> visited = new ArrayList<>();
+    ring.forEachIdleItem(item -> visited.add(item.seq));
+    // Slots 0..2 were made and drained; slot 3 is claimed; 4..7 were never made.
+    assertEquals(List.of(0L, 1L, 2L), visited.stream().sorted().toList());
+    ring.drain(record);
+    visited.clear();
+    ring.forEachIdleItem(item -> visited.add(item.seq));
+    assertEquals(List.of(0L, 1L, 2L, 3L), visited.stream().sorted().toList());
+  }
+
+  @Test
   void drainVisitsPublishedSlotsInOrder() {
     MpscSlotRing<Item> ring = ring(8);
     for (long i = 0; i < 5; i++) {
