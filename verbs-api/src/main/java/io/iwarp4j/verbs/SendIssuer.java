@@ -108,35 +108,24 @@ final class SendIssuer {
     // An inline work request's list is empty (nothing to check or pin): its octets are in e.
     ScatterGatherList sgl = wr.sgl();
     WorkRequestOpcode opcode = wr.opcode();
-    int required = read ? AccessFlags.LOCAL_WRITE : AccessFlags.NONE;
     io.iwarp4j.ddp.mem.MemoryRegion result = null;
     if (opcode.isAtomic()) {
       result = resultRegion(wr);
       if (result == null) {
-        teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
-            + " wrId " + wr.wrId() + " names a local result buffer it may not write", true);
-        return false;
+        return refuse(seq, wr, " names a local result buffer it may not write");
       }
     }
     if (e.inlineFailure() != null) {
-      teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
-          + " wrId " + wr.wrId() + ": its inline data could not be read when it was posted: "
-          + e.inlineFailure(), true);
-      return false;
+      return refuse(seq, wr, ": its inline data could not be read when it was posted: "
+          + e.inlineFailure());
     }
-    if (!checkSges(sgl, required)) {
-      teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, wr.opcode()
-          + " wrId " + wr.wrId() + " names local memory it may not use", true);
-      return false;
+    if (!checkSges(sgl, read ? AccessFlags.LOCAL_WRITE : AccessFlags.NONE)) {
+      return refuse(seq, wr, " names local memory it may not use");
     }
     sq.markIssued(read);
     try {
       if (result != null) {
-        boolean fetchAdd = opcode == WorkRequestOpcode.ATOMIC_FETCH_ADD;
-        ep.atomic(seq, fetchAdd ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP,
-            wr.remoteStag(), wr.remoteAddress(), fetchAdd ? wr.addData() : wr.swapData(),
-            fetchAdd ? wr.addMask() : wr.swapMask(), wr.compareData(), wr.compareMask(),
-            result.stag(), result.baseTo() + wr.localResultOffset());
+        issueAtomic(ep, wr, seq, result);
       } else if (opcode == WorkRequestOpcode.IMMEDIATE_DATA
           || opcode == WorkRequestOpcode.IMMEDIATE_DATA_WITH_SOLICITED) {
         ep.immediate(seq, wr.solicitsEvent(), wr.immData());
@@ -146,43 +135,73 @@ final class SendIssuer {
         ep.read(seq, sink.stag(), sinkTo, (int) sgl.totalLength(), wr.remoteStag(),
             wr.remoteAddress());
       } else {
-        if (!sendPins.pinAll(sgl)) {
-          teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, opcode
-              + " wrId " + wr.wrId() + ": a region of it was deregistered while it was issued",
-              true);
-          return false;
-        }
-        try {
-          int n = sgl.count();
-          for (int i = 0; i < n; i++) {
-            gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
-          }
-          if (e.inlineData() != null && e.inlineLength() > 0) {
-            gather.add(e.inlineData(), 0, e.inlineLength());
-          }
-          if (opcode == WorkRequestOpcode.RDMA_WRITE) {
-            ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
-          } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
-            ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
-                wr.solicitsEvent(), wr.immData());
-          } else {
-            RdmapOpcode op = sendOpcode(wr);
-            ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
-          }
-        } finally {
-          sendPins.unpinAll(); // the slices are cut and retained: they keep the memory now
-        }
+        return issuePayload(ep, e, seq);
       }
     } catch (RuntimeException ex) {
-      log.warn("queue pair {}: the RDMAP endpoint refused {} wrId {}", number, wr.opcode(),
-          wr.wrId(), ex);
-      teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
-          "the RDMAP endpoint refused a work request: " + ex, true);
-      return false;
+      return refusedByEndpoint(seq, wr, ex);
     } finally {
       gather.clear();
     }
     return true;
+  }
+
+  /** A Write, Write with Immediate or Send: pins, slices or inline octets, then the endpoint. */
+  private boolean issuePayload(EndpointPort ep, SendQueue.Entry e, long seq) {
+    SendWorkRequest wr = e.wr;
+    ScatterGatherList sgl = wr.sgl();
+    if (!sendPins.pinAll(sgl)) {
+      return refuse(seq, wr, ": a region of it was deregistered while it was issued");
+    }
+    try {
+      int n = sgl.count();
+      for (int i = 0; i < n; i++) {
+        gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
+      }
+      ByteBuf inline = e.inlineData();
+      if (inline != null && e.inlineLength() > 0) {
+        gather.add(inline, 0, e.inlineLength());
+      }
+      WorkRequestOpcode opcode = wr.opcode();
+      if (opcode == WorkRequestOpcode.RDMA_WRITE) {
+        ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
+      } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
+        ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
+            wr.solicitsEvent(), wr.immData());
+      } else {
+        RdmapOpcode op = sendOpcode(wr);
+        ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
+      }
+    } catch (RuntimeException ex) {
+      return refusedByEndpoint(seq, wr, ex);
+    } finally {
+      sendPins.unpinAll(); // the slices are cut and retained: they keep the memory now
+      gather.clear();
+    }
+    return true;
+  }
+
+  private void issueAtomic(EndpointPort ep, SendWorkRequest wr, long seq,
+      io.iwarp4j.ddp.mem.MemoryRegion result) {
+    boolean fetchAdd = wr.opcode() == WorkRequestOpcode.ATOMIC_FETCH_ADD;
+    ep.atomic(seq, fetchAdd ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP,
+        wr.remoteStag(), wr.remoteAddress(), fetchAdd ? wr.addData() : wr.swapData(),
+        fetchAdd ? wr.addMask() : wr.swapMask(), wr.compareData(), wr.compareMask(),
+        result.stag(), result.baseTo() + wr.localResultOffset());
+  }
+
+  /** A local protection error found before issuing: the QP goes to ERROR (LOC_PROT_ERR). */
+  private boolean refuse(long seq, SendWorkRequest wr, String why) {
+    teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, wr.opcode()
+        + " wrId " + wr.wrId() + why, true);
+    return false;
+  }
+
+  private boolean refusedByEndpoint(long seq, SendWorkRequest wr, RuntimeException ex) {
+    log.warn("queue pair {}: the RDMAP endpoint refused {} wrId {}", number, wr.opcode(),
+        wr.wrId(), ex);
+    teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
+        "the RDMAP endpoint refused a work request: " + ex, true);
+    return false;
   }
 
   private static RdmapOpcode sendOpcode(SendWorkRequest wr) {

@@ -61,7 +61,11 @@ public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry>
     boolean done;
     /** Octets read, for an RDMA Read. */
     public long byteLen;
-    /** The inline area, made with the entry: maxInlineData octets. */
+    private final int maxInlineData;
+    /**
+     * The inline area, maxInlineData octets, made the first time this entry carries an inline
+     * work request (a queue pair that never posts inline data carries none).
+     */
     private byte[] inlineArea;
     /** A heap buffer over {@link #inlineArea}, handed to the endpoint as the gather list. */
     private ByteBuf inlineView;
@@ -71,8 +75,7 @@ public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry>
 
     Entry(int maxSge, int maxInlineData) {
       this.wr = new SendWorkRequest(maxSge);
-      this.inlineArea = new byte[maxInlineData];
-      this.inlineView = Unpooled.wrappedBuffer(inlineArea);
+      this.maxInlineData = maxInlineData;
     }
 
     /**
@@ -97,11 +100,14 @@ public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry>
         inlineLength = -1;
         return;
       }
-      if (inlineView.refCnt() != 1) {
-        // The transport still holds a slice of the last payload (a connection that failed with
-        // it in Netty's outbound buffer): leave those octets to it and take a new area. Rare.
-        inlineView.release();
-        inlineArea = new byte[inlineArea.length];
+      if (inlineView == null || inlineView.refCnt() != 1) {
+        // First use; or the transport still holds a slice of the last payload (a connection
+        // that failed with it in Netty's outbound buffer): leave those octets to it and take a
+        // new area. Rare.
+        if (inlineView != null) {
+          inlineView.release();
+        }
+        inlineArea = new byte[maxInlineData];
         inlineView = Unpooled.wrappedBuffer(inlineArea);
       }
       try {
