@@ -53,6 +53,8 @@ public final class DdpSegmenter {
   private GatherList source;
   private int entry;
   private int entryOffset;
+  /** Whether the header being written went straight into the writer (see {@link #header}). */
+  private boolean headerInPlace;
 
   /**
    * @param writer where segments go
@@ -141,14 +143,9 @@ public final class DdpSegmenter {
       }
       int n = (int) Math.min(total - sent, room);
       boolean last = sent + n == total;
-      // Straight into the outgoing buffer when the writer can take it (no header buffer).
-      ByteBuf inPlace = writer.beginSegmentInPlace(TaggedHeader.LENGTH, n);
-      ByteBuf header = inPlace != null ? inPlace : header(TaggedHeader.LENGTH);
+      ByteBuf header = header(TaggedHeader.LENGTH, n);
       TaggedHeader.write(header, last, rsvdUlp, stag, to + sent);
-      if (inPlace == null) {
-        writer.beginSegment(header, n);
-      }
-      emitPayload(n);
+      emit(header, n);
       sent += n;
     } while (sent < total);
     source = null;
@@ -205,16 +202,12 @@ public final class DdpSegmenter {
       }
       int n = (int) Math.min(total - sent, room);
       boolean last = sent + n == total;
-      ByteBuf inPlace = writer.beginSegmentInPlace(headerLength, n);
-      ByteBuf header = inPlace != null ? inPlace : header(headerLength);
+      ByteBuf header = header(headerLength, n);
       UntaggedHeader.write(header, last, rsvdUlp40, qn, msn, mo);
       if (first && rdmapLength > 0) {
         header.writeBytes(rdmapHeader, rdmapHeader.readerIndex(), rdmapLength);
       }
-      if (inPlace == null) {
-        writer.beginSegment(header, n);
-      }
-      emitPayload(n);
+      emit(header, n);
       mo += headerLength - UntaggedHeader.LENGTH + n;
       sent += n;
       first = false;
@@ -224,10 +217,17 @@ public final class DdpSegmenter {
   }
 
   /**
-   * An empty header buffer, from the connection's ring when it has one (the framer copies it
-   * into its outgoing buffer and gives it back at once, unless Markers are on).
+   * Where the next segment's {@code length} header octets go: straight into the writer's
+   * outgoing buffer when it takes them in place (the segment is then started; no header buffer,
+   * no copy), else an empty header buffer from the connection's ring when it has one, for
+   * {@link #emit} to hand over.
    */
-  private ByteBuf header(int length) {
+  private ByteBuf header(int length, int payloadLength) {
+    ByteBuf inPlace = writer.beginSegmentInPlace(length, payloadLength);
+    headerInPlace = inPlace != null;
+    if (headerInPlace) {
+      return inPlace;
+    }
     return headers != null && length <= headers.capacity() ? headers.acquire()
         : alloc.ioBuffer(length);
   }
@@ -275,8 +275,15 @@ public final class DdpSegmenter {
     entryOffset = 0;
   }
 
-  /** Writes the open segment's {@code n} payload octets from the cursor, and ends it. */
-  private void emitPayload(int n) {
+  /**
+   * Writes one segment whose header was just written into {@code header}: starts it (unless
+   * the header went in place, where it is already started), then {@code n} payload octets from
+   * the cursor, and ends it.
+   */
+  private void emit(ByteBuf header, int n) {
+    if (!headerInPlace) {
+      writer.beginSegment(header, n);
+    }
     while (n > 0) {
       int available = source.length(entry) - entryOffset;
       if (available == 0) {

@@ -122,7 +122,6 @@ public final class FpduFramer {
   /** The batch buffer a caller is writing the open FPDU's header into, or null. */
   private ByteBuf headerInPlace;
   private int headerInPlaceIndex;
-  private int headerInPlaceLength;
 
   /**
    * @param ctx the context writes go through (the MPA handler's)
@@ -215,16 +214,11 @@ public final class FpduFramer {
     Objects.requireNonNull(header, "header");
     int headerLength = header.readableBytes();
     try {
-      checkBegin(headerLength, payloadLength);
+      open(headerLength, payloadLength);
     } catch (RuntimeException e) {
       header.release();
       throw e;
     }
-    open = true;
-    ulpduLength = headerLength + payloadLength;
-    payloadExpected = payloadLength;
-    payloadAdded = 0;
-
     if (batch != null) {
       beginInBatch(header, headerLength, payloadLength);
       return;
@@ -269,19 +263,15 @@ public final class FpduFramer {
     if (batch == null) {
       return null;
     }
-    checkBegin(headerLength, payloadLength);
-    open = true;
-    ulpduLength = headerLength + payloadLength;
-    payloadExpected = payloadLength;
-    payloadAdded = 0;
+    open(headerLength, payloadLength);
     ByteBuf out = openInBatch(headerLength, payloadLength);
     headerInPlace = out;
     headerInPlaceIndex = out.writerIndex();
-    headerInPlaceLength = headerLength;
     return out;
   }
 
-  private void checkBegin(int headerLength, int payloadLength) {
+  /** Checks the FPDU's sizes and opens it (nothing is written yet). */
+  private void open(int headerLength, int payloadLength) {
     if (open) {
       throw new IllegalStateException("beginFpdu while an FPDU with a ULPDU of " + ulpduLength
           + " octets is still open (" + payloadAdded + " of " + payloadExpected
@@ -293,6 +283,10 @@ public final class FpduFramer {
           + " octets (header " + headerLength + " + payload " + payloadLength
           + ") is outside 0.." + maxUlpduLength + " (MULPDU)");
     }
+    open = true;
+    ulpduLength = headerLength + payloadLength;
+    payloadExpected = payloadLength;
+    payloadAdded = 0;
   }
 
   /** Without Markers: ULPDU_Length and header go into the batch (the header is given back). */
@@ -345,13 +339,14 @@ public final class FpduFramer {
       return;
     }
     headerInPlace = null;
+    int headerLength = ulpduLength - payloadExpected;
     int written = out.writerIndex() - headerInPlaceIndex;
-    if (written != headerInPlaceLength) {
+    if (written != headerLength) {
       open = false;
       throw new IllegalStateException(written + " header octets were written in place, not the "
-          + headerInPlaceLength + " announced in beginFpduInPlace");
+          + headerLength + " announced in beginFpduInPlace");
     }
-    headerWritten(out, headerInPlaceIndex, headerInPlaceLength);
+    headerWritten(out, headerInPlaceIndex, headerLength);
   }
 
   /**
