@@ -23,6 +23,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Coverage-guided fuzzing of the MPA startup: the Request parser of {@link MpaResponderHandler}
@@ -42,6 +43,9 @@ import java.nio.charset.StandardCharsets;
 class MpaStartupFuzzTest {
   private static final byte[] REQUEST_KEY = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] REPLY_KEY = "MPA ID Rep Frame".getBytes(StandardCharsets.US_ASCII);
+
+  /** RtrCloseGuard holds a close for at most this many quiet periods (its bound). */
+  private static final int RTR_GUARD_QUIET_PERIODS = 3;
 
   @FuzzTest(maxDuration = "60s")
   void startup(byte[] fuzz) {
@@ -110,10 +114,27 @@ class MpaStartupFuzzTest {
         assertEquals(!responder, conn.info().initiator());
       }
     } finally {
+      // Let time pass, as a real event loop would: the peer-to-peer quiet period (RTR, then
+      // the close an RtrCloseGuard holds back) ends on timers, and only then does the closed
+      // channel release what the deframer holds. The embedded clock only moves when told to.
+      passQuietPeriods(ch, settings);
+      ch.close();
+      passQuietPeriods(ch, settings);
+      releaseOutbound(ch);
       ch.finishAndReleaseAll();
       String unreleased = input.unreleased();
       input.releaseRemaining();
       assertNull(unreleased);
+    }
+  }
+
+  /** Advances the embedded clock one quiet period at a time past every startup timer. */
+  private static void passQuietPeriods(EmbeddedChannel ch, MpaSettings settings) {
+    long step = settings.firstFpduDelay().toNanos() + 1_000_000;
+    for (int i = 0; i <= RTR_GUARD_QUIET_PERIODS; i++) {
+      ch.advanceTimeBy(step, TimeUnit.NANOSECONDS);
+      ch.runScheduledPendingTasks();
+      releaseOutbound(ch);
     }
   }
 
