@@ -137,7 +137,7 @@ public final class ConnectRequest {
     if (request.isDecided()) {
       throw new IllegalStateException("this connect request was already accepted or rejected");
     }
-    qp.claimForConnection();
+    qp.binding().claimForConnection();
     LifecycleLog.accept(qp.number(), remoteAddress());
     QueuePairCapabilities caps = qp.capabilities();
     ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remoteAddress(),

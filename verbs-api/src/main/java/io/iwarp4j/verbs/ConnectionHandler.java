@@ -82,7 +82,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (qp != null && ctx.channel().isWritable()) {
-      qp.writabilityChanged();
+      qp.binding().writabilityChanged();
     }
     ctx.fireChannelWritabilityChanged();
   }

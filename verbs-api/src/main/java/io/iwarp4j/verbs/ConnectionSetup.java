@@ -134,7 +134,7 @@ final class ConnectionSetup {
           qp.readResponseCopies());
       connection = new RdmaConnection(qp, channel, info, ird, ord, listener);
       connection.rtrAnsweredBy(mpa::rtrAnswered);
-      if (!qp.attach(new RdmapEndpointPort(endpoint, channel), connection.sink(), connection)) {
+      if (!qp.binding().attach(new RdmapEndpointPort(endpoint, channel), connection.sink(), connection)) {
         fail(channel.eventLoop(), channel, new RdmaConnectException("queue pair " + qp.number()
             + " left INIT during the connection set-up (now " + qp.state() + ")", null), null);
         return;
@@ -165,7 +165,7 @@ final class ConnectionSetup {
     if (result.isDone()) {
       return;
     }
-    if (!qp.enableSend()) {
+    if (!qp.binding().enableSend()) {
       fail(channel.eventLoop(), channel, new RdmaConnectException("queue pair " + qp.number()
           + " left RTR before it could send (now " + qp.state() + ")", null), null);
       return;
@@ -201,7 +201,7 @@ final class ConnectionSetup {
     }
     log.debug("connection attempt of queue pair {} failed: {}", qp.number(), e.getMessage());
     bind(loop);
-    qp.connectionFailed(e.getMessage());
+    qp.binding().connectionFailed(e.getMessage());
     RdmaConnection.emit(listener, new ConnectionEvent(e.type(), qp, null, remote,
         peer == null ? null : peer.privateData(), peer == null ? -1 : peer.ird(),
         peer == null ? -1 : peer.ord(), null, e.getMessage(), e));
@@ -214,7 +214,7 @@ final class ConnectionSetup {
   private void bind(EventLoop loop) {
     if (!bound) {
       bound = true;
-      qp.bindLoop(QpLoop.of(loop));
+      qp.binding().bindLoop(QpLoop.of(loop));
     }
   }
 }

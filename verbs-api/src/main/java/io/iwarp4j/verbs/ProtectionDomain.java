@@ -196,7 +196,7 @@ public final class ProtectionDomain implements AutoCloseable {
   int collectUses(MemoryRegion region, StringBuilder into) {
     int n = 0;
     for (QueuePair qp : openQueuePairs) {
-      n += qp.collectUses(region, into);
+      n += qp.binding().collectUses(region, into);
     }
     return n;
   }

@@ -1,8 +1,5 @@
 package io.iwarp4j.verbs;
 
-import static io.iwarp4j.verbs.QpTeardown.TEARDOWN_GRACEFUL;
-import static io.iwarp4j.verbs.QpTeardown.TEARDOWN_NONE;
-
 import io.iwarp4j.rdmap.RdmapCounters;
 import io.iwarp4j.rdmap.RdmapEndpointListener;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
@@ -14,11 +11,6 @@ import io.iwarp4j.verbs.engine.SendQueue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +73,6 @@ public final class QueuePair implements AutoCloseable {
     }
   }
 
-  private final RdmaDevice device;
   private final int number;
   private final ProtectionDomain pd;
   private final CompletionQueue sendCq;
@@ -89,34 +80,23 @@ public final class QueuePair implements AutoCloseable {
   private final QueuePairCapabilities caps;
   private final SendQueue sq;
   private final ReceiveQueue rq;
-  private final Runnable drainTask = this::drainOnLoop;
   // The event loop side, by concern (as siw's qp_tx, qp_rx, cq and qp): see each class.
   private final QpCompletions completions;
   private final QpTeardown teardown;
   private final SendIssuer sender;
   private final QpReceiver receiver;
   private final QpEndpointEvents endpointEvents;
+  /** The event loop and connection, and the connection manager's hooks (siw's cm). */
+  private final QpBinding binding;
+  /** reset() and close(), which run on the loop and wait for it. */
+  private final QpLifecycle lifecycle;
   /** Traffic and error counters, written by the event loop (see RdmapCounters). */
   private final RdmapCounters counters = new RdmapCounters();
   private final ReadResponseCopyBudget readResponseCopies;
   /** The name of this queue pair's counters MBean, or null (set by the device). */
   volatile javax.management.ObjectName countersMBean;
-  /** Set by a connection attempt (or by a close/error before any); cleared by reset(). */
-  private final AtomicBoolean claimed = new AtomicBoolean();
-  private final AtomicBoolean released = new AtomicBoolean();
-  /** Taken once by {@link #bindLoop} and by {@link #collectUses} before a loop is bound. */
-  private final Object bindLock = new Object();
 
   private volatile QpState state = QpState.RESET;
-  /** The event loop everything but posting runs on; set once. */
-  private volatile QpLoop loop;
-  private volatile boolean closeRequested;
-  private volatile boolean errorRequested;
-  private volatile RdmaConnection connection;
-
-  // ---- event loop only ----
-  private EndpointPort endpoint;
-  private QpEventSink events;
 
   /**
    * Builds a queue pair in RESET and moves it to INIT.
@@ -125,7 +105,6 @@ public final class QueuePair implements AutoCloseable {
    */
   QueuePair(RdmaDevice device, int number, ProtectionDomain pd, CompletionQueue sendCq,
       CompletionQueue recvCq, QueuePairCapabilities caps, boolean signalAll) {
-    this.device = device;
     this.readResponseCopies = device != null ? device.readResponseCopies()
         : new ReadResponseCopyBudget(ReadResponseCopyBudget.DEFAULT_CAPACITY);
     this.number = number;
@@ -141,6 +120,8 @@ public final class QueuePair implements AutoCloseable {
     this.sender = new SendIssuer(this, sq, signalAll, completions, teardown);
     this.receiver = new QpReceiver(this, rq, completions, teardown, sender);
     this.endpointEvents = new QpEndpointEvents(this, sq, rq, sender, receiver, teardown);
+    this.binding = new QpBinding(this, device, sq, rq, teardown, sender, receiver);
+    this.lifecycle = new QpLifecycle(this, device, rq, binding, teardown);
     pd.queuePairOpened(this);
     STATE.setVolatile(this, QpState.INIT);
     if (log.isDebugEnabled()) {
@@ -210,7 +191,7 @@ public final class QueuePair implements AutoCloseable {
    * @return the connection, or null before
    */
   public RdmaConnection connection() {
-    return connection;
+    return binding.connection();
   }
 
   /**
@@ -223,7 +204,7 @@ public final class QueuePair implements AutoCloseable {
    */
   public QueuePairAttributes query() {
     QpState s = state;
-    RdmaConnection c = connection;
+    RdmaConnection c = binding.connection();
     return c == null
         ? new QueuePairAttributes(number, s, caps, -1, -1, null, null, null)
         : new QueuePairAttributes(number, s, caps, c.ird(), c.ord(), c.mpaInfo(),
@@ -310,7 +291,7 @@ public final class QueuePair implements AutoCloseable {
           + " (QueuePairConfig.rfc7306 / DeviceConfig.rfc7306)");
     }
     if (op != null && (op == WorkRequestOpcode.RDMA_READ || op.isAtomic())) {
-      RdmaConnection c = connection;
+      RdmaConnection c = binding.connection();
       if (c != null && c.ord() == 0) {
         // Nothing could ever issue it (siw refuses such a post with EINVAL).
         throw new IllegalStateException(op + " (wrId " + wr.wrId() + ") on queue pair " + number
@@ -345,7 +326,7 @@ public final class QueuePair implements AutoCloseable {
     rq.post(wr);
   }
 
-  private String refusal(String what, QpState s, String why) {
+  String refusal(String what, QpState s, String why) {
     return what + " on queue pair " + number + " in state " + s + ": " + why;
   }
 
@@ -358,11 +339,7 @@ public final class QueuePair implements AutoCloseable {
    * event loop. Does nothing in ERROR or CLOSED.
    */
   public void modifyToError() {
-    errorRequested = true;
-    QpLoop l = loopOrStandalone();
-    if (l != null) {
-      execute(l, teardown::errorRequestedOnLoop);
-    }
+    binding.requestError();
   }
 
   /**
@@ -377,41 +354,7 @@ public final class QueuePair implements AutoCloseable {
     if (previous == QpState.CLOSED) {
       return;
     }
-    log.debug("closing queue pair {} (was {})", number, previous);
-    closeRequested = true;
-    QpLoop l = loopOrStandalone();
-    try {
-      if (l == null) {
-        if (!claimed.get() || device == null) {
-          // Never bound and never will be: this thread is the only consumer left.
-          teardown.closeOnLoop();
-        }
-        // Otherwise a connection attempt binds a loop soon and sees closeRequested.
-      } else if (l.inEventLoop()) {
-        teardown.closeOnLoop();
-      } else {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        execute(l, () -> {
-          try {
-            teardown.closeOnLoop();
-          } finally {
-            done.complete(null);
-          }
-        });
-        awaitQuietly(done);
-      }
-    } finally {
-      release();
-    }
-  }
-
-  private void release() {
-    if (released.compareAndSet(false, true)) {
-      pd.queuePairClosed(this);
-      if (device != null) {
-        device.forget(this);
-      }
-    }
+    lifecycle.close(previous);
   }
 
   /**
@@ -438,257 +381,19 @@ public final class QueuePair implements AutoCloseable {
    *     in time
    */
   public void reset() {
-    QpState s = state;
-    if (s != QpState.ERROR) {
-      throw new IllegalStateException(refusal("reset", s, s == QpState.CLOSED
-          ? "the queue pair is destroyed" : "reset needs ERROR: disconnect the connection or"
-          + " call modifyToError() first (a connected queue pair is not reset)"));
-    }
-    QpLoop l = loop;
-    RdmaConnection c = connection;
-    if (c != null && !c.closeFuture().isDone()) {
-      if (l != null && l.inEventLoop()) {
-        throw new IllegalStateException(refusal("reset", s, "its connection is still closing;"
-            + " reset from another thread, or once RdmaConnection.closeFuture() completed"));
-      }
-      // Its RDMAP endpoint has reported everything once the channel is closed.
-      awaitClosed(c);
-    }
-    if (l == null) {
-      throw new IllegalStateException(refusal("reset", s, "no event loop is bound"));
-    }
-    if (l.inEventLoop()) {
-      resetOnLoop();
-      return;
-    }
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    execute(l, () -> {
-      try {
-        resetOnLoop();
-        done.complete(null);
-      } catch (RuntimeException e) {
-        done.completeExceptionally(e);
-      }
-    });
-    try {
-      done.get(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while resetting queue pair " + number, e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r
-          : new IllegalStateException(e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("queue pair " + number + ": reset did not run on its"
-          + " event loop within 10 s", e);
-    }
-  }
-
-  private void awaitClosed(RdmaConnection c) {
-    for (int attempt = 0; attempt < 2; attempt++) {
-      try {
-        c.closeFuture().get(10, TimeUnit.SECONDS);
-        return;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while queue pair " + number
-            + " waited for its connection to close", e);
-      } catch (java.util.concurrent.ExecutionException e) {
-        return; // completed, either way
-      } catch (TimeoutException e) {
-        // Still closing gracefully: the queue pair is in ERROR, so end it now.
-        log.debug("queue pair {}: connection still open after 10 s, closing it", number);
-        c.channel().close();
-      }
-    }
-    throw new IllegalStateException("queue pair " + number + ": its connection " + c
-        + " did not close within 20 s; reset refused");
-  }
-
-  /** ERROR to RESET to INIT, on the loop: flush, forget the connection, unbind the loop. */
-  private void resetOnLoop() {
-    checkLoop("reset");
-    if (!STATE.compareAndSet(this, QpState.ERROR, QpState.RESET)) {
-      throw new IllegalStateException(refusal("reset", state, "the state changed meanwhile"));
-    }
-    // Everything posted before this point completes now, once; nothing is posted in RESET.
-    teardown.flushAll(-1, -1, null, 0);
-    rq.forgetViews();
-    teardown.reset();
-    endpoint = null;
-    events = null;
-    connection = null;
-    errorRequested = false;
-    synchronized (bindLock) {
-      loop = null; // the next connection binds its own channel's loop
-    }
-    claimed.set(false);
-    STATE.setVolatile(this, QpState.INIT);
-    log.debug("queue pair {} reset: INIT", number);
-  }
-
-  private static void awaitQuietly(CompletableFuture<Void> done) {
-    try {
-      done.get(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-      log.warn("queue pair close did not finish on its event loop: {}", e.toString());
-    }
-  }
-
-  /**
-   * The bound loop; if there is none and no connection attempt will bind one, binds a device
-   * loop now (for flushing). Null when a connection attempt is about to bind one, or (tests)
-   * when there is no device.
-   */
-  private QpLoop loopOrStandalone() {
-    QpLoop l = loop;
-    if (l != null) {
-      return l;
-    }
-    if (device != null && claimed.compareAndSet(false, true)) {
-      QpLoop standalone = QpLoop.of(device.nextLoop());
-      execute(standalone, () -> bindLoop(standalone));
-      return standalone;
-    }
-    // Claimed by a connection attempt: it binds soon and then sees the request flags. Look
-    // again in case it bound meanwhile (handling a request twice is harmless).
-    return loop;
-  }
-
-  private void execute(QpLoop l, Runnable task) {
-    try {
-      l.execute(task);
-    } catch (RejectedExecutionException e) {
-      log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
-          e.toString());
-    }
+    lifecycle.reset();
   }
 
   /** Run by a poster when the loop should drain (once per batch, see MpscSlotRing). */
   private void wakeUp() {
-    QpLoop l = loop;
-    if (l != null) {
-      execute(l, drainTask);
-    }
-    // No loop yet: the ring keeps the posts; bindLoop drains them.
+    binding.wakeUp();
   }
 
-  // ---- connection manager hooks ----
+  // ---- event loop side ----
 
-  /**
-   * Reserves this queue pair for a connection attempt (again after {@link #reset()}).
-   *
-   * @throws IllegalStateException when it is not in INIT or already used
-   */
-  void claimForConnection() {
-    QpState s = state;
-    if (s != QpState.INIT) {
-      throw new IllegalStateException("queue pair " + number + " is in state " + s
-          + "; a connection needs a queue pair in INIT (a new one, or one reset() after its"
-          + " connection ended)");
-    }
-    if (!claimed.compareAndSet(false, true)) {
-      throw new IllegalStateException("queue pair " + number
-          + " is already used by a connection; create another, or reset() this one once that"
-          + " connection has ended");
-    }
-  }
-
-  /**
-   * Binds the event loop; called once per connection attempt (reset unbinds it), on that loop.
-   * Drains what was posted so far.
-   */
-  void bindLoop(QpLoop l) {
-    synchronized (bindLock) { // once per queue pair: a scan before the loop is bound may drain
-      if (loop != null) {
-        throw new IllegalStateException("queue pair " + number + " is already bound to " + loop);
-      }
-      loop = l;
-    }
-    drainOnLoop();
-    if (closeRequested) {
-      teardown.closeOnLoop();
-    } else if (errorRequested) {
-      teardown.errorRequestedOnLoop();
-    }
-  }
-
-  /**
-   * The RDMAP stream exists (MPA handshake done): INIT to RTR, posted receives are handed over.
-   *
-   * @return false when the queue pair left INIT meanwhile (closed or errored); the caller
-   *     abandons the connection
-   */
-  boolean attach(EndpointPort port, QpEventSink sink, RdmaConnection conn) {
-    checkLoop("attach");
-    if (!STATE.compareAndSet(this, QpState.INIT, QpState.RTR)) {
-      return false;
-    }
-    endpoint = port;
-    events = sink;
-    connection = conn;
-    log.debug("queue pair {} is RTR", number);
-    drainOnLoop();
-    return true;
-  }
-
-  /**
-   * This end may send now: RTR to RTS, and send work requests start flowing.
-   *
-   * @return false when the queue pair is not in RTR any more
-   */
-  boolean enableSend() {
-    checkLoop("enableSend");
-    if (!STATE.compareAndSet(this, QpState.RTR, QpState.RTS)) {
-      return false;
-    }
-    log.debug("queue pair {} is RTS", number);
-    drainOnLoop();
-    return true;
-  }
-
-  /** The connection attempt failed before RTR: flush what was posted (ERROR, no event). */
-  void connectionFailed(String reason) {
-    checkLoop("connectionFailed");
-    teardown.enterError(-1, -1, null, 0, TEARDOWN_NONE, null, reason, false);
-  }
-
-  /** Disconnect requested locally (rdma_disconnect): flush, close gracefully, no ERROR event. */
-  void disconnect() {
-    checkLoop("disconnect");
-    teardown.enterError(-1, -1, null, 0, TEARDOWN_GRACEFUL, null, "disconnected locally", false);
-  }
-
-  /** The channel closed without the endpoint saying why. */
-  void channelClosed() {
-    checkLoop("channelClosed");
-    teardown.enterError(sq.inFlight(), -1, WcStatus.FATAL_ERR, 0, TEARDOWN_NONE, null,
-        "the connection closed", true);
-  }
-
-  /** The channel became writable again: issue what waited. */
-  void writabilityChanged() {
-    if (state == QpState.RTS && endpoint != null && endpoint.isWritable()) {
-      sender.progress();
-    }
-  }
-
-  /**
-   * Appends this queue pair's outstanding work requests that use {@code region} (see {@link
-   * RegionUses}): on the event loop, waiting a bounded time for it, or here under the binding
-   * lock while no loop is bound. Not on the data path.
-   *
-   * @return how many were found
-   */
-  int collectUses(MemoryRegion region, StringBuilder into) {
-    synchronized (bindLock) {
-      if (loop == null) {
-        return RegionUses.collect(number, sq, rq, region, into);
-      }
-    }
-    return RegionUses.collectOnLoop(loop, number, sq, rq, region, into);
+  /** The event loop and connection binding: the connection manager's hooks. */
+  QpBinding binding() {
+    return binding;
   }
 
   /** The callbacks the RDMAP endpoint reports to. */
@@ -696,45 +401,19 @@ public final class QueuePair implements AutoCloseable {
     return endpointEvents;
   }
 
-  private void checkLoop(String what) {
-    QpLoop l = loop;
-    if (l == null || !l.inEventLoop()) {
-      throw new IllegalStateException(what + " must run on queue pair " + number
-          + "'s event loop (" + l + "), not on " + Thread.currentThread().getName());
-    }
-  }
-
-  // ---- event loop: the queues ----
-
   /** The bound event loop, or null before. */
   QpLoop loop() {
-    return loop;
+    return binding.loop();
   }
 
   /** The RDMAP endpoint once attached (event loop only), or null before. */
   EndpointPort endpoint() {
-    return endpoint;
+    return binding.endpoint();
   }
 
   /** Where errors are reported once attached (event loop only), or null before. */
   QpEventSink events() {
-    return events;
-  }
-
-  private void drainOnLoop() {
-    sq.drain();
-    rq.drain();
-    QpState s = state;
-    if (s == QpState.ERROR || s == QpState.CLOSED) {
-      teardown.flushAll(-1, -1, null, 0);
-      return;
-    }
-    if (s == QpState.RTR || s == QpState.RTS) {
-      receiver.handReceives();
-      if (state == QpState.RTS) {
-        sender.progress();
-      }
-    }
+    return binding.events();
   }
 
   /** Whether the queue pair is RTR or RTS. */
@@ -743,6 +422,10 @@ public final class QueuePair implements AutoCloseable {
     return s == QpState.RTR || s == QpState.RTS;
   }
 
+  /** Moves the state from {@code from} to {@code to}; false when it was not {@code from}. */
+  boolean moveState(QpState from, QpState to) {
+    return STATE.compareAndSet(this, from, to);
+  }
 
   /** INIT, RTR or RTS to ERROR; false when already ERROR or CLOSED. */
   boolean moveToError() {

@@ -175,7 +175,7 @@ public final class RdmaConnection {
     try {
       channel.eventLoop().execute(() -> {
         if (qp.connection() == this) {
-          qp.disconnect();
+          qp.binding().disconnect();
         } else {
           channel.close(); // the queue pair was reset and carries another connection now
         }
@@ -205,7 +205,7 @@ public final class RdmaConnection {
 
   /** The channel closed: the queue pair flushes, DISCONNECTED is reported. Event loop. */
   void closed() {
-    qp.channelClosed();
+    qp.binding().channelClosed();
     emit(new ConnectionEvent(ConnectionEventType.DISCONNECTED, qp, this, remoteAddress(), null,
         -1, -1, null, "the connection closed", null));
     closeFuture.complete(null);

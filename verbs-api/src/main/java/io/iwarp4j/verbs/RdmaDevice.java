@@ -418,7 +418,7 @@ public final class RdmaDevice implements AutoCloseable {
           + " connections open, its limit (DeviceConfig.maxConnections); close some first");
     }
     try {
-      qp.claimForConnection();
+      qp.binding().claimForConnection();
     } catch (RuntimeException e) {
       connections.decrementAndGet();
       throw e;

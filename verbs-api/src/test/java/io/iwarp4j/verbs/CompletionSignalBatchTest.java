@@ -29,9 +29,9 @@ class CompletionSignalBatchTest {
     cqOut[0] = cq;
     QueuePair qp = new QueuePair(null, 9, h.pd, h.sendCq, cq,
         new QueuePairCapabilities(8, 8, 2, 2, 8, 8, true), false);
-    qp.bindLoop(h.loop);
-    qp.attach(h.ep, (q, t, reason) -> { }, null);
-    qp.enableSend();
+    qp.binding().bindLoop(h.loop);
+    qp.binding().attach(h.ep, (q, t, reason) -> { }, null);
+    qp.binding().enableSend();
     for (int i = 0; i < 4; i++) {
       qp.postRecv(h.recv(i));
     }

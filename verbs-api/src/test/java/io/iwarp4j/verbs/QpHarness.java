@@ -53,8 +53,8 @@ final class QpHarness implements AutoCloseable {
 
   /** Binds the loop and attaches the fake endpoint: RTR. */
   QpHarness attached() {
-    qp.bindLoop(loop);
-    if (!qp.attach(ep, sink, null)) {
+    qp.binding().bindLoop(loop);
+    if (!qp.binding().attach(ep, sink, null)) {
       throw new AssertionError("attach refused in " + qp.state());
     }
     return this;
@@ -63,7 +63,7 @@ final class QpHarness implements AutoCloseable {
   /** Binds, attaches and enables sending: RTS. */
   QpHarness connected() {
     attached();
-    if (!qp.enableSend()) {
+    if (!qp.binding().enableSend()) {
       throw new AssertionError("enableSend refused in " + qp.state());
     }
     return this;

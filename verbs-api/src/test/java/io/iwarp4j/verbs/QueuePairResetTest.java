@@ -36,7 +36,7 @@ class QueuePairResetTest {
     assertRefused(QpState.INIT);
     h.attached();
     assertRefused(QpState.RTR);
-    assertTrue(h.qp.enableSend());
+    assertTrue(h.qp.binding().enableSend());
     assertRefused(QpState.RTS);
     h.qp.close();
     assertRefused(QpState.CLOSED);
@@ -108,9 +108,9 @@ class QueuePairResetTest {
     h.qp.postRecv(h.recv(21));
     ManualLoop loop2 = new ManualLoop();
     FakeEndpoint ep2 = new FakeEndpoint();
-    h.qp.bindLoop(loop2);
-    assertTrue(h.qp.attach(ep2, (q, t, r) -> { }, null));
-    assertTrue(h.qp.enableSend());
+    h.qp.binding().bindLoop(loop2);
+    assertTrue(h.qp.binding().attach(ep2, (q, t, r) -> { }, null));
+    assertTrue(h.qp.binding().enableSend());
     assertEquals(1, ep2.receives, "the receive posted in INIT went to the new endpoint");
     h.qp.postSend(h.write(22, SendFlags.SIGNALED));
     loop2.runAll();
@@ -139,14 +139,14 @@ class QueuePairResetTest {
     for (int i = 0; i < 100; i++) {
       ManualLoop l = new ManualLoop();
       FakeEndpoint ep = new FakeEndpoint();
-      h.qp.bindLoop(l);
-      assertTrue(h.qp.attach(ep, (q, t, r) -> { }, null), "round " + i);
-      assertTrue(h.qp.enableSend());
+      h.qp.binding().bindLoop(l);
+      assertTrue(h.qp.binding().attach(ep, (q, t, r) -> { }, null), "round " + i);
+      assertTrue(h.qp.binding().enableSend());
       h.qp.postRecv(h.recv(i));
       h.qp.postSend(h.send(i, SendFlags.SIGNALED));
       l.runAll();
       h.qp.endpointListener().onSendComplete(ep.tokens[0]);
-      h.qp.disconnect();
+      h.qp.binding().disconnect();
       h.qp.reset();
       l.runAll();
       assertEquals(QpState.INIT, h.qp.state());
@@ -163,14 +163,14 @@ class QueuePairResetTest {
   void aQueuePairErroredBeforeAnyConnectionResets() {
     h = new QpHarness(4, 4, 16);
     h.qp.postRecv(h.recv(41));
-    h.qp.bindLoop(h.loop);
-    h.qp.connectionFailed("refused");
+    h.qp.binding().bindLoop(h.loop);
+    h.qp.binding().connectionFailed("refused");
     assertEquals(QpState.ERROR, h.qp.state());
     h.qp.reset();
     assertEquals(QpState.INIT, h.qp.state());
     assertEquals(1, h.recvCompletions().size(), "flushed once, at the failure");
-    h.qp.bindLoop(h.loop); // a new attempt may bind again
-    assertTrue(h.qp.attach(h.ep, (q, t, r) -> { }, null));
+    h.qp.binding().bindLoop(h.loop); // a new attempt may bind again
+    assertTrue(h.qp.binding().attach(h.ep, (q, t, r) -> { }, null));
   }
 
   @Test
@@ -206,9 +206,9 @@ class QueuePairResetTest {
     RdmaConnection conn = new RdmaConnection(h.qp, channel, new io.iwarp4j.mpa.MpaConnectionInfo(
         true, 2, true, true, false, false, true, io.iwarp4j.mpa.RtrType.SEND, 4, 2, peer, 1024),
         3, 2, null);
-    h.qp.bindLoop(h.loop);
-    assertTrue(h.qp.attach(h.ep, conn.sink(), conn));
-    assertTrue(h.qp.enableSend());
+    h.qp.binding().bindLoop(h.loop);
+    assertTrue(h.qp.binding().attach(h.ep, conn.sink(), conn));
+    assertTrue(h.qp.binding().enableSend());
     QueuePairAttributes a = h.qp.query();
     assertEquals(QpState.RTS, a.state());
     assertTrue(a.hasConnection());

@@ -41,9 +41,9 @@ class QueuePairSlotReuseTest {
     QueuePair qp = new QueuePair(null, 8, h.pd, h.sendCq, cq,
         new QueuePairCapabilities(4, 1, 2, 2, 8, 8, true), false);
     holder[0] = qp;
-    qp.bindLoop(h.loop);
-    assertTrue(qp.attach(h.ep, (q, t, reason) -> { }, null));
-    assertTrue(qp.enableSend());
+    qp.binding().bindLoop(h.loop);
+    assertTrue(qp.binding().attach(h.ep, (q, t, reason) -> { }, null));
+    assertTrue(qp.binding().enableSend());
     qp.postRecv(h.recv(1));
     h.loop.runAll();
     cq.requestNotify(false);

@@ -61,7 +61,7 @@ class QueuePairTest {
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> h.qp.postSend(h.write(1, 0)));
     assertTrue(e.getMessage().contains("RTR"), e.getMessage());
-    assertTrue(h.qp.enableSend());
+    assertTrue(h.qp.binding().enableSend());
     assertEquals(QpState.RTS, h.qp.state());
     h.qp.postSend(h.write(1, SendFlags.SIGNALED));
     h.loop.runAll();
@@ -290,7 +290,7 @@ class QueuePairTest {
     assertEquals(0, h.ep.issued);
     assertEquals(0, h.ep.flushes);
     h.ep.writable = true;
-    h.qp.writabilityChanged();
+    h.qp.binding().writabilityChanged();
     assertEquals(2, h.ep.issued);
     assertEquals(1, h.ep.flushes);
   }
@@ -494,7 +494,7 @@ class QueuePairTest {
     h = new QpHarness(4, 4, 16).connected();
     h.qp.postSend(h.read(1, SendFlags.SIGNALED));
     h.loop.runAll();
-    h.qp.disconnect();
+    h.qp.binding().disconnect();
     assertEquals(1, h.ep.closes);
     assertEquals(WcStatus.WR_FLUSH_ERR, h.sendCompletions().get(0).status());
     h.qp.endpointListener().onDisconnected(true); // the endpoint's own report follows
@@ -506,21 +506,21 @@ class QueuePairTest {
   void aFailedConnectionAttemptFlushesPostedReceives() {
     h = new QpHarness(4, 4, 16);
     h.qp.postRecv(h.recv(41));
-    h.qp.bindLoop(h.loop);
-    h.qp.connectionFailed("refused");
+    h.qp.binding().bindLoop(h.loop);
+    h.qp.binding().connectionFailed("refused");
     assertEquals(QpState.ERROR, h.qp.state());
     assertEquals(41, h.recvCompletions().get(0).wrId());
-    assertFalse(h.qp.attach(h.ep, (q, t, r) -> { }, null), "a failed queue pair cannot attach");
+    assertFalse(h.qp.binding().attach(h.ep, (q, t, r) -> { }, null), "a failed queue pair cannot attach");
   }
 
   @Test
   void loopSideMethodsRefuseOtherThreads() throws Exception {
     h = new QpHarness(4, 4, 16);
-    h.qp.bindLoop(h.loop);
+    h.qp.binding().bindLoop(h.loop);
     Throwable[] caught = new Throwable[1];
     Thread t = new Thread(() -> {
       try {
-        h.qp.enableSend();
+        h.qp.binding().enableSend();
       } catch (Throwable e) {
         caught[0] = e;
       }
