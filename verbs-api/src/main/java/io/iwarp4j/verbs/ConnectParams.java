@@ -270,7 +270,7 @@ public final class ConnectParams {
      * @return this builder
      */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = DeviceConfig.Builder.positive("connectTimeout", timeout);
+      this.connectTimeout = ConfigChecks.positive("connectTimeout", timeout);
       return this;
     }
 
@@ -281,7 +281,7 @@ public final class ConnectParams {
      * @return this builder
      */
     public Builder replyTimeout(Duration timeout) {
-      this.replyTimeout = DeviceConfig.Builder.positive("replyTimeout", timeout);
+      this.replyTimeout = ConfigChecks.positive("replyTimeout", timeout);
       return this;
     }
 

@@ -12,19 +12,18 @@ import java.util.Objects;
  */
 public final class DeviceConfig {
   /**
-   * The inline limit a queue pair gets when its configuration does not say: 80 octets, what
-   * Linux siw offers ({@code max_inline_data}), so code ported from siw finds the same limit.
-   * It is well below the MPA framer's copy threshold (512 octets by default), so an inline
-   * payload is copied into the outgoing batch like any small payload, and the send queue slots
-   * cost little (80 octets each).
+   * The inline limit a queue pair gets when its configuration does not say: 80 octets, Linux
+   * siw's {@code max_inline_data}, so code ported from siw finds the same limit. Well below the
+   * MPA framer's copy threshold (512 octets by default): an inline payload is copied into the
+   * outgoing batch like any small payload, and send queue slots cost little.
    */
   public static final int DEFAULT_INLINE_DATA = 80;
 
   /**
    * The most inline octets a queue pair may ask for unless the device is configured otherwise:
    * 512, the MPA framer's default copy threshold. Above it inline buys nothing on the wire (the
-   * framer would send the octets as a slice, as it does registered memory) and every send queue
-   * slot would only keep more heap.
+   * framer would send the octets as a slice, as it does registered memory), and send queue slots
+   * would only keep more heap.
    */
   public static final int DEFAULT_MAX_INLINE_DATA = 512;
 
@@ -86,260 +85,186 @@ public final class DeviceConfig {
   }
 
   /**
-   * The defaults: AUTO transport, one event loop thread per processor, {@link
+   * {@return the defaults}: AUTO transport, one event loop thread per processor, {@link
    * MpaSettings#defaults()}, and the limits listed on the builder's setters.
-   *
-   * @return the default configuration
    */
   public static DeviceConfig defaults() {
     return DEFAULTS;
   }
 
-  /**
-   * Starts a configuration from the defaults.
-   *
-   * @return a builder
-   */
+  /** {@return a builder that starts from the defaults} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /**
-   * The Netty transport.
-   *
-   * @return AUTO, EPOLL or NIO
-   */
+  /** {@return the Netty transport: AUTO, EPOLL or NIO} */
   public Transport transport() {
     return transport;
   }
 
-  /**
-   * The number of event loop threads; each connection lives on one of them.
-   *
-   * @return at least 1
-   */
+  /** {@return the number of event loop threads, at least 1}; each connection lives on one. */
   public int eventLoopThreads() {
     return eventLoopThreads;
   }
 
   /**
-   * The MPA settings connections start from: CRC, Markers, revision, peer-to-peer and RTR types,
-   * timeouts. Per-connection values (private data, IRD/ORD) come from {@link ConnectParams} and
-   * {@link AcceptParams}.
-   *
-   * @return the settings
+   * {@return the MPA settings connections start from}: CRC, Markers, revision, peer-to-peer and
+   * RTR types, timeouts. Per-connection values (private data, IRD/ORD) come from {@link
+   * ConnectParams} and {@link AcceptParams}.
    */
   public MpaSettings mpaSettings() {
     return mpaSettings;
   }
 
-  /**
-   * The most queue pairs open at once.
-   *
-   * @return the limit
-   */
+  /** {@return the most queue pairs open at once} */
   public int maxQueuePairs() {
     return maxQueuePairs;
   }
 
   /**
-   * The most TCP connections open at once, accepted and initiated together, counted from the
-   * TCP accept (or connect) on: unlike {@link #maxQueuePairs()} it also bounds connections that
-   * are still in the MPA startup and have no queue pair yet, which a peer can open without the
-   * application's consent. An accepted connection beyond it is closed at once, before anything
-   * is read from it; {@link RdmaDevice#connect} beyond it throws.
-   *
-   * @return the limit
+   * {@return the most TCP connections open at once}, accepted and initiated, counted from the
+   * TCP accept (or connect) on: unlike {@link #maxQueuePairs()} it also bounds connections still
+   * in the MPA startup, with no queue pair yet, which a peer can open without the application's
+   * consent. One accepted beyond it is closed before anything is read; {@link
+   * RdmaDevice#connect} beyond it throws.
    */
   public int maxConnections() {
     return maxConnections;
   }
 
-  /**
-   * The most memory regions registered at once: the capacity of the device's STag table.
-   *
-   * @return the limit
-   */
+  /** {@return the most memory regions registered at once}: the device's STag table capacity. */
   public int maxMemoryRegions() {
     return maxMemoryRegions;
   }
 
-  /**
-   * The largest completion queue capacity.
-   *
-   * @return the limit
-   */
+  /** {@return the largest completion queue capacity} */
   public int maxCqe() {
     return maxCqe;
   }
 
-  /**
-   * The deepest send queue a queue pair may have.
-   *
-   * @return the limit
-   */
+  /** {@return the deepest send queue a queue pair may have} */
   public int maxSendWr() {
     return maxSendWr;
   }
 
-  /**
-   * The deepest receive queue a queue pair may have.
-   *
-   * @return the limit
-   */
+  /** {@return the deepest receive queue a queue pair may have} */
   public int maxRecvWr() {
     return maxRecvWr;
   }
 
-  /**
-   * The most scatter/gather entries per work request.
-   *
-   * @return the limit
-   */
+  /** {@return the most scatter/gather entries per work request} */
   public int maxSge() {
     return maxSge;
   }
 
   /**
-   * The send queue depth of a queue pair whose configuration does not say.
-   *
-   * @return the default, at most {@link #maxSendWr()}
+   * {@return the send queue depth of a queue pair whose configuration does not say}, at most
+   * {@link #maxSendWr()}.
    */
   public int defaultSendWr() {
     return defaultSendWr;
   }
 
   /**
-   * The receive queue depth of a queue pair whose configuration does not say.
-   *
-   * @return the default, at most {@link #maxRecvWr()}
+   * {@return the receive queue depth of a queue pair whose configuration does not say}, at most
+   * {@link #maxRecvWr()}.
    */
   public int defaultRecvWr() {
     return defaultRecvWr;
   }
 
   /**
-   * The scatter/gather entries per work request of a queue pair whose configuration does not
-   * say.
-   *
-   * @return the default, at most {@link #maxSge()}
+   * {@return the scatter/gather entries per work request of a queue pair whose configuration
+   * does not say}, at most {@link #maxSge()}.
    */
   public int defaultSge() {
     return defaultSge;
   }
 
   /**
-   * The most octets a queue pair may allow one inline send work request to carry
+   * {@return the most octets a queue pair may allow one inline send work request to carry}
    * ({@link QueuePairConfig.Builder#maxInlineData(int)}); the verbs {@code max_inline_data}
    * device limit.
-   *
-   * @return the limit
    */
   public int maxInlineData() {
     return maxInlineData;
   }
 
   /**
-   * The inline limit of a queue pair whose configuration does not say.
-   *
-   * @return the default, at most {@link #maxInlineData()}
+   * {@return the inline limit of a queue pair whose configuration does not say}, at most
+   * {@link #maxInlineData()}.
    */
   public int defaultInlineData() {
     return defaultInlineData;
   }
 
-  /**
-   * The inbound RDMA Read depth of a queue pair whose configuration does not say.
-   *
-   * @return the default IRD
-   */
+  /** {@return the inbound RDMA Read depth of a queue pair whose configuration does not say} */
   public int defaultIrd() {
     return defaultIrd;
   }
 
-  /**
-   * The outbound RDMA Read depth of a queue pair whose configuration does not say.
-   *
-   * @return the default ORD
-   */
+  /** {@return the outbound RDMA Read depth of a queue pair whose configuration does not say} */
   public int defaultOrd() {
     return defaultOrd;
   }
 
   /**
-   * How long a TCP connect may take before {@link RdmaDevice#connect} fails with
+   * {@return how long a TCP connect may take} before {@link RdmaDevice#connect} fails with
    * {@link RdmaTimeoutException}, unless {@link ConnectParams} says otherwise.
-   *
-   * @return the timeout
    */
   public Duration connectTimeout() {
     return connectTimeout;
   }
 
   /**
-   * Whether queue pairs speak RFC 7306 (Atomics and Immediate Data) unless their configuration
-   * says otherwise. See {@link RdmaDevice#atomicCapability()}.
-   *
-   * @return true by default
+   * {@return whether queue pairs speak RFC 7306 (Atomics and Immediate Data) unless their
+   * configuration says otherwise}; true by default. See {@link RdmaDevice#atomicCapability()}.
    */
   public boolean rfc7306() {
     return rfc7306;
   }
 
-  /**
-   * Below this many octets queued for the socket a connection is writable again.
-   *
-   * @return the low water mark
-   */
+  /** {@return the low water mark}: below it (octets queued) a connection is writable again. */
   public int writeBufferLowWaterMark() {
     return writeBufferLowWaterMark;
   }
 
   /**
-   * Above this many octets queued for the socket a connection stops being writable, and its
-   * queue pair stops issuing work requests until it is writable again: the send path never
-   * buffers without bound.
-   *
-   * @return the high water mark
+   * {@return the high water mark}: above it (octets queued) a connection stops being writable,
+   * and its queue pair issues nothing until it is: the send path never buffers without bound.
    */
   public int writeBufferHighWaterMark() {
     return writeBufferHighWaterMark;
   }
 
   /**
-   * Whether the device and each of its queue pairs publish their counters as MBeans on the
-   * platform MBeanServer ({@link CountersMXBean}): {@code io.iwarp4j:type=Device,name=<device>}
+   * {@return whether the device and each of its queue pairs publish their counters as MBeans} on
+   * the platform MBeanServer ({@link CountersMXBean}): {@code io.iwarp4j:type=Device,name=<device>}
    * and {@code io.iwarp4j:type=QueuePair,device=<device>,qp=<number>}. Default false.
-   *
-   * @return whether JMX publication is on
    */
   public boolean jmx() {
     return jmx;
   }
 
   /**
-   * Where each connection's TCP stream is written as a pcap file for Wireshark, or null (the
-   * default) for no capture. One file per connection, named
+   * {@return the directory where each connection's TCP stream is written as a pcap file for
+   * Wireshark, or null} (the default) for no capture. One file per connection, named
    * {@code <device>-<local port>-<remote host>-<remote port>.pcap}; see docs/troubleshooting.md.
    * Capturing copies every octet into the file on the event loop: a debugging aid, not for
    * production traffic.
-   *
-   * @return the directory, or null
    */
   public java.nio.file.Path pcapDirectory() {
     return pcapDirectory;
   }
 
   /**
-   * How many octets of Read Response snapshots the device's connections may hold at once. With
-   * CRC on, a Data Source copies each Read Response's source once and sends the copy, so that an
-   * RDMA Write to the same memory racing the Read cannot make the octets sent differ from their
-   * CRC (which would end the reader's connection); the copy is charged here until the transport
-   * took the response. A response that does not fit is sent without a copy, with that race
-   * (counted as {@link CountersSnapshot#readResponseZeroCopyFallbacks()}). 0 turns snapshots off.
-   * Default 64 MiB.
-   *
-   * @return the budget in octets
+   * {@return how many octets of Read Response snapshots the device's connections may hold at
+   * once}. With CRC on, a Data Source copies each Read Response's source once and sends the
+   * copy, so that an RDMA Write to the same memory racing the Read cannot make the octets sent
+   * differ from their CRC (which would end the reader's connection); the copy is charged here
+   * until the transport took the response. A response that does not fit is sent without a copy,
+   * with that race (counted as {@link CountersSnapshot#readResponseZeroCopyFallbacks()}). 0 turns
+   * snapshots off. Default 64 MiB.
    */
   public long readResponseCopyBudget() {
     return readResponseCopyBudget;
@@ -349,13 +274,13 @@ public final class DeviceConfig {
   public String toString() {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
         + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxConnections="
-        + maxConnections + ", maxMemoryRegions="
-        + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
-        + maxRecvWr + ", maxSge=" + maxSge + ", maxInlineData=" + maxInlineData + "/"
-        + defaultInlineData + ", ird=" + defaultIrd + ", ord=" + defaultOrd
-        + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
+        + maxConnections + ", maxMemoryRegions=" + maxMemoryRegions + ", maxCqe=" + maxCqe
+        + ", maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSge=" + maxSge
+        + ", maxInlineData=" + maxInlineData + "/" + defaultInlineData + ", ird=" + defaultIrd
+        + ", ord=" + defaultOrd + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
         + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
-        + ", readResponseCopyBudget=" + readResponseCopyBudget + (jmx ? ", jmx" : "") + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
+        + ", readResponseCopyBudget=" + readResponseCopyBudget + (jmx ? ", jmx" : "")
+        + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -407,7 +332,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if {@code threads < 1}
      */
     public Builder eventLoopThreads(int threads) {
-      this.eventLoopThreads = atLeast("eventLoopThreads", threads, 1);
+      this.eventLoopThreads = ConfigChecks.atLeast("eventLoopThreads", threads, 1);
       return this;
     }
 
@@ -430,7 +355,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxQueuePairs(int n) {
-      this.maxQueuePairs = atLeast("maxQueuePairs", n, 1);
+      this.maxQueuePairs = ConfigChecks.atLeast("maxQueuePairs", n, 1);
       return this;
     }
 
@@ -443,7 +368,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxConnections(int n) {
-      this.maxConnections = atLeast("maxConnections", n, 1);
+      this.maxConnections = ConfigChecks.atLeast("maxConnections", n, 1);
       return this;
     }
 
@@ -455,11 +380,8 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if out of range
      */
     public Builder maxMemoryRegions(int n) {
-      if (n < 1 || n > StagTable.MAX_CAPACITY) {
-        throw new IllegalArgumentException("maxMemoryRegions must be 1.." + StagTable.MAX_CAPACITY
-            + " (24-bit STag index), not " + n);
-      }
-      this.maxMemoryRegions = n;
+      this.maxMemoryRegions = ConfigChecks.range("maxMemoryRegions", n, 1, StagTable.MAX_CAPACITY,
+          " (24-bit STag index)");
       return this;
     }
 
@@ -471,11 +393,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if out of range
      */
     public Builder maxCqe(int n) {
-      if (n < 1 || n > CompletionQueue.MAX_CAPACITY) {
-        throw new IllegalArgumentException("maxCqe must be 1.." + CompletionQueue.MAX_CAPACITY
-            + ", not " + n);
-      }
-      this.maxCqe = n;
+      this.maxCqe = ConfigChecks.range("maxCqe", n, 1, CompletionQueue.MAX_CAPACITY, "");
       return this;
     }
 
@@ -487,7 +405,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxSendWr(int n) {
-      this.maxSendWr = atLeast("maxSendWr", n, 1);
+      this.maxSendWr = ConfigChecks.atLeast("maxSendWr", n, 1);
       return this;
     }
 
@@ -499,7 +417,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxRecvWr(int n) {
-      this.maxRecvWr = atLeast("maxRecvWr", n, 1);
+      this.maxRecvWr = ConfigChecks.atLeast("maxRecvWr", n, 1);
       return this;
     }
 
@@ -511,11 +429,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if out of range
      */
     public Builder maxSge(int n) {
-      if (n < 1 || n > ScatterGatherList.MAX_CAPACITY) {
-        throw new IllegalArgumentException("maxSge must be 1.." + ScatterGatherList.MAX_CAPACITY
-            + ", not " + n);
-      }
-      this.maxSge = n;
+      this.maxSge = ConfigChecks.range("maxSge", n, 1, ScatterGatherList.MAX_CAPACITY, "");
       return this;
     }
 
@@ -530,9 +444,9 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if a value is below 1
      */
     public Builder queuePairDefaults(int sendWr, int recvWr, int sge) {
-      this.defaultSendWr = atLeast("default send WRs", sendWr, 1);
-      this.defaultRecvWr = atLeast("default receive WRs", recvWr, 1);
-      this.defaultSge = atLeast("default SGEs", sge, 1);
+      this.defaultSendWr = ConfigChecks.atLeast("default send WRs", sendWr, 1);
+      this.defaultRecvWr = ConfigChecks.atLeast("default receive WRs", recvWr, 1);
+      this.defaultSge = ConfigChecks.atLeast("default SGEs", sge, 1);
       return this;
     }
 
@@ -548,12 +462,8 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if out of range
      */
     public Builder maxInlineData(int max, int dflt) {
-      if (max < 0 || max > INLINE_DATA_LIMIT) {
-        throw new IllegalArgumentException("maxInlineData must be 0.." + INLINE_DATA_LIMIT
-            + ", not " + max);
-      }
-      this.maxInlineData = max;
-      this.defaultInlineData = atLeast("default inline data", dflt, 0);
+      this.maxInlineData = ConfigChecks.range("maxInlineData", max, 0, INLINE_DATA_LIMIT, "");
+      this.defaultInlineData = ConfigChecks.atLeast("default inline data", dflt, 0);
       return this;
     }
 
@@ -583,8 +493,8 @@ public final class DeviceConfig {
 
     /**
      * Sets whether queue pairs speak RFC 7306 by default (default true). Without it a queue pair
-     * refuses to post Atomics and Immediate Data, and answers a peer's with Terminate
-     * "Unexpected OpCode" (0/2/0x06), as Linux siw does.
+     * refuses to post Atomics and Immediate Data, and answers a peer's with Terminate "Unexpected
+     * OpCode" (0/2/0x06), as Linux siw does.
      *
      * @param enabled whether the RFC 7306 extensions are on
      * @return this builder
@@ -602,7 +512,7 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if not positive
      */
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive("connectTimeout", timeout);
+      this.connectTimeout = ConfigChecks.positive("connectTimeout", timeout);
       return this;
     }
 
@@ -626,8 +536,7 @@ public final class DeviceConfig {
     }
 
     /**
-     * Publishes the device's and its queue pairs' counters as MBeans (see
-     * {@link DeviceConfig#jmx()}).
+     * Publishes the device's and its queue pairs' counters as MBeans ({@link DeviceConfig#jmx()}).
      *
      * @param enabled true to register the MBeans
      * @return this builder
@@ -659,36 +568,13 @@ public final class DeviceConfig {
      * @throws IllegalArgumentException if negative
      */
     public Builder readResponseCopyBudget(long octets) {
-      if (octets < 0) {
-        throw new IllegalArgumentException("readResponseCopyBudget must be at least 0, not "
-            + octets);
-      }
-      this.readResponseCopyBudget = octets;
+      this.readResponseCopyBudget = ConfigChecks.atLeast("readResponseCopyBudget", octets, 0L);
       return this;
     }
 
-    /**
-     * Builds the configuration.
-     *
-     * @return the configuration
-     */
+    /** {@return the configuration} */
     public DeviceConfig build() {
       return new DeviceConfig(this);
-    }
-
-    static Duration positive(String what, Duration d) {
-      Objects.requireNonNull(d, what);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(what + " must be positive, not " + d);
-      }
-      return d;
-    }
-
-    private static int atLeast(String what, int n, int min) {
-      if (n < min) {
-        throw new IllegalArgumentException(what + " must be at least " + min + ", not " + n);
-      }
-      return n;
     }
   }
 }

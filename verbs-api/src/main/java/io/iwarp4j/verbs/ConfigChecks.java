@@ -1,0 +1,44 @@
+package io.iwarp4j.verbs;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** The configuration builders' argument checks: each exception names the setting and value. */
+final class ConfigChecks {
+  private ConfigChecks() {
+  }
+
+  /** {@code n}, unless it is below {@code min}. */
+  static int atLeast(String what, int n, int min) {
+    if (n < min) {
+      throw new IllegalArgumentException(what + " must be at least " + min + ", not " + n);
+    }
+    return n;
+  }
+
+  /** {@code n}, unless it is below {@code min}. */
+  static long atLeast(String what, long n, long min) {
+    if (n < min) {
+      throw new IllegalArgumentException(what + " must be at least " + min + ", not " + n);
+    }
+    return n;
+  }
+
+  /** {@code n}, unless it is outside {@code min..max}; {@code why} (or "") follows the range. */
+  static int range(String what, int n, int min, int max, String why) {
+    if (n < min || n > max) {
+      throw new IllegalArgumentException(what + " must be " + min + ".." + max + why + ", not "
+          + n);
+    }
+    return n;
+  }
+
+  /** {@code d}, unless it is null, zero or negative. */
+  static Duration positive(String what, Duration d) {
+    Objects.requireNonNull(d, what);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, not " + d);
+    }
+    return d;
+  }
+}
