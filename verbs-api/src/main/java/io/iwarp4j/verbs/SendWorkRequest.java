@@ -231,11 +231,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The caller's identifier.
-   *
-   * @return the work request id
-   */
+  /** {@return the caller's identifier (the work request id)} */
   public long wrId() {
     return wrId;
   }
@@ -252,11 +248,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The operation, or null when not set yet.
-   *
-   * @return the opcode
-   */
+  /** {@return the operation, or null when not set yet} */
   public WorkRequestOpcode opcode() {
     return opcode;
   }
@@ -272,20 +264,12 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The {@link SendFlags}.
-   *
-   * @return the flags
-   */
+  /** {@return the {@link SendFlags}} */
   public int flags() {
     return flags;
   }
 
-  /**
-   * Whether {@link SendFlags#SIGNALED} is set.
-   *
-   * @return true when a successful completion is to be reported
-   */
+  /** {@return whether {@link SendFlags#SIGNALED} is set}: a successful completion is reported. */
   public boolean isSignaled() {
     return SendFlags.has(flags, SendFlags.SIGNALED);
   }
@@ -329,29 +313,17 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The peer's STag.
-   *
-   * @return the remote STag, meaningful when {@link #hasRemoteStag()}
-   */
+  /** {@return the peer's STag}, meaningful when {@link #hasRemoteStag()}. */
   public int remoteStag() {
     return remoteStag;
   }
 
-  /**
-   * Whether {@link #remote(int, long)} has been called since the last reset.
-   *
-   * @return true when a remote STag is set
-   */
+  /** {@return whether {@link #remote(int, long)} has been called since the last reset} */
   public boolean hasRemoteStag() {
     return hasRemoteStag;
   }
 
-  /**
-   * The tagged offset in the peer's region.
-   *
-   * @return the remote address
-   */
+  /** {@return the remote address: the tagged offset in the peer's region} */
   public long remoteAddress() {
     return remoteAddress;
   }
@@ -368,20 +340,12 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The STag to invalidate at the peer.
-   *
-   * @return the STag, meaningful when {@link #hasInvalidateStag()}
-   */
+  /** {@return the STag to invalidate at the peer}, meaningful when {@link #hasInvalidateStag()}. */
   public int invalidateStag() {
     return invalidateStag;
   }
 
-  /**
-   * Whether {@link #invalidateStag(int)} has been called since the last reset.
-   *
-   * @return true when an STag to invalidate is set
-   */
+  /** {@return whether {@link #invalidateStag(int)} has been called since the last reset} */
   public boolean hasInvalidateStag() {
     return hasInvalidateStag;
   }
@@ -397,11 +361,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The value a FetchAdd adds.
-   *
-   * @return the addend
-   */
+  /** {@return the value a FetchAdd adds} */
   public long addData() {
     return addData;
   }
@@ -419,11 +379,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The FetchAdd Add Mask.
-   *
-   * @return the mask, 0 by default
-   */
+  /** {@return the FetchAdd Add Mask}, 0 by default. */
   public long addMask() {
     return addMask;
   }
@@ -439,11 +395,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The value a CmpSwap compares with.
-   *
-   * @return the comparand
-   */
+  /** {@return the value a CmpSwap compares with} */
   public long compareData() {
     return compareData;
   }
@@ -459,11 +411,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The CmpSwap Compare Mask.
-   *
-   * @return the mask, all ones by default
-   */
+  /** {@return the CmpSwap Compare Mask}, all ones by default. */
   public long compareMask() {
     return compareMask;
   }
@@ -479,11 +427,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The value a CmpSwap stores.
-   *
-   * @return the replacement
-   */
+  /** {@return the value a CmpSwap stores} */
   public long swapData() {
     return swapData;
   }
@@ -499,11 +443,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The CmpSwap Swap Mask.
-   *
-   * @return the mask, all ones by default
-   */
+  /** {@return the CmpSwap Swap Mask}, all ones by default. */
   public long swapMask() {
     return swapMask;
   }
@@ -519,11 +459,7 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * The immediate data.
-   *
-   * @return the 8 octets as a long
-   */
+  /** {@return the immediate data, its 8 octets as a long} */
   public long immData() {
     return immData;
   }
@@ -550,20 +486,12 @@ public final class SendWorkRequest {
     return this;
   }
 
-  /**
-   * Where an Atomic's original value goes.
-   *
-   * @return the buffer, or null when not set
-   */
+  /** {@return where an Atomic's original value goes, or null when not set} */
   public LocalBuffer localResultBuffer() {
     return localResultBuffer;
   }
 
-  /**
-   * The offset of the original value within {@link #localResultBuffer()}.
-   *
-   * @return the offset in octets
-   */
+  /** {@return the offset in octets of the original value in {@link #localResultBuffer()}} */
   public long localResultOffset() {
     return localResultOffset;
   }
