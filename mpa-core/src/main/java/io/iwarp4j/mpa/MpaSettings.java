@@ -77,29 +77,17 @@ public final class MpaSettings {
     this.maxUlpduLength = b.maxUlpduLength;
   }
 
-  /**
-   * The defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16.
-   *
-   * @return the defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16
-   */
+  /** {@return the defaults: Rev 2, S=1, CRC on, no Markers, client-server, IRD=ORD=16} */
   public static MpaSettings defaults() {
     return DEFAULTS;
   }
 
-  /**
-   * A builder holding the defaults.
-   *
-   * @return a new builder
-   */
+  /** {@return a new builder holding the defaults} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /**
-   * A builder that starts from these settings.
-   *
-   * @return a builder that starts from these settings
-   */
+  /** {@return a builder that starts from these settings} */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.revision = revision;
@@ -121,112 +109,65 @@ public final class MpaSettings {
     return b;
   }
 
-  /**
-   * MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581).
-   *
-   * @return the MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581)
-   */
+  /** {@return the MPA revision sent: 1 (RFC 5044) or 2 (RFC 6581)} */
   public int revision() {
     return revision;
   }
 
-  /**
-   * Whether the S bit and the 4 octets of enhanced connection data are sent (Rev 2 only).
-   *
-   * @return whether the S bit and the 4 octets of enhanced connection data are sent (Rev 2 only)
-   */
+  /** {@return whether the S bit and the 4 octets of enhanced connection data are sent} (Rev 2) */
   public boolean enhanced() {
     return enhanced;
   }
 
-  /**
-   * The C bit: whether this end asks for CRC32c (RFC 5044 §4.4; MUST default to on).
-   *
-   * @return the C bit: whether this end asks for CRC32c (RFC 5044 §4.4; MUST default to on)
-   */
+  /** {@return the C bit: whether this end asks for CRC32c} (RFC 5044 §4.4; MUST default to on) */
   public boolean crc() {
     return crc;
   }
 
-  /**
-   * The M bit: whether this end asks the peer to insert Markers in what it sends us.
-   *
-   * @return the M bit: whether this end asks the peer to insert Markers in what it sends us
-   */
+  /** {@return the M bit: whether this end asks the peer to insert Markers in what it sends us} */
   public boolean markers() {
     return markers;
   }
 
-  /**
-   * The A flag: peer-to-peer model with an RTR indication (RFC 6581 §9.2).
-   *
-   * @return the A flag: peer-to-peer model with an RTR indication (RFC 6581 §9.2)
-   */
+  /** {@return the A flag: peer-to-peer model with an RTR indication} (RFC 6581 §9.2) */
   public boolean peerToPeer() {
     return peerToPeer;
   }
 
   /**
-   * RTR indications this end can use: offered by an Initiator (when peer-to-peer), supported by
-   * a Responder. Never empty.
-   *
-   * @return the RTR indications this end can use: offered by an Initiator (when peer-to-peer),
-   *     supported by a Responder
+   * {@return the RTR indications this end can use}: offered by an Initiator (when peer-to-peer),
+   * supported by a Responder. Never empty.
    */
   public Set<RtrType> rtrTypes() {
     return rtrTypes;
   }
 
-  /**
-   * Inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation).
-   *
-   * @return the inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation)
-   */
+  /** {@return the inbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation)} */
   public int ird() {
     return ird;
   }
 
-  /**
-   * Outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation).
-   *
-   * @return the outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation)
-   */
+  /** {@return the outbound RDMA Read/Atomic queue depth, 0..0x3FFF (0x3FFF = no negotiation)} */
   public int ord() {
     return ord;
   }
 
-  /**
-   * ULP private data carried after the enhanced data (a copy).
-   *
-   * @return this builder
-   */
+  /** {@return the ULP private data carried after the enhanced data} (a copy) */
   public byte[] privateData() {
     return privateData.clone();
   }
 
-  /**
-   * Length of the ULP private data.
-   *
-   * @return the length of the ULP private data
-   */
+  /** {@return the length of the ULP private data} */
   public int privateDataLength() {
     return privateData.length;
   }
 
-  /**
-   * How long a Responder waits for the MPA Request (siw: 5 s).
-   *
-   * @return how long a Responder waits for the MPA Request (siw: 5 s)
-   */
+  /** {@return how long a Responder waits for the MPA Request} (siw: 5 s) */
   public Duration requestTimeout() {
     return requestTimeout;
   }
 
-  /**
-   * How long an Initiator waits for the MPA Reply (siw: 10 s).
-   *
-   * @return how long an Initiator waits for the MPA Reply (siw: 10 s)
-   */
+  /** {@return how long an Initiator waits for the MPA Reply} (siw: 10 s) */
   public Duration replyTimeout() {
     return replyTimeout;
   }
@@ -278,39 +219,25 @@ public final class MpaSettings {
     return terminateLinger;
   }
 
-  /**
-   * Effective MSS to size FPDUs by; 0 = read it from the socket where possible.
-   *
-   * @return the effective MSS to size FPDUs by; 0 = read it from the socket where possible
-   */
+  /** {@return the effective MSS to size FPDUs by; 0 = read it from the socket where possible} */
   public int emss() {
     return emss;
   }
 
-  /**
-   * Upper bound on the ULPDU length this end sends; 0 = derived from the EMSS only.
-   *
-   * @return the upper bound on the ULPDU length this end sends; 0 = derived from the EMSS only
-   */
+  /** {@return the upper bound on the ULPDU length this end sends; 0 = derived from the EMSS} */
   public int maxUlpduLength() {
     return maxUlpduLength;
   }
 
   /**
-   * Private Data octets a startup frame with these settings carries, enhanced data included.
-   *
-   * @return the number of Private Data octets a startup frame with these settings carries, enhanced
-   *     data included
+   * {@return the Private Data octets a startup frame with these settings carries}, enhanced data
+   * included.
    */
   public int startupPrivateDataLength() {
     return (enhancedInUse() ? ENHANCED_DATA_LENGTH : 0) + privateData.length;
   }
 
-  /**
-   * Whether the frames carry RFC 6581 enhanced data (Rev 2 and S).
-   *
-   * @return whether the frames carry RFC 6581 enhanced data (Rev 2 and S)
-   */
+  /** {@return whether the frames carry RFC 6581 enhanced data (Rev 2 and S)} */
   public boolean enhancedInUse() {
     return revision >= 2 && enhanced;
   }
