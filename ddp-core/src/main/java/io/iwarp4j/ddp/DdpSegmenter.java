@@ -246,6 +246,8 @@ public final class DdpSegmenter {
           + " is not below 2^32 (RFC 5041 §5.2)");
     }
     if (payload != null) {
+      // Not a lifetime check (the caller's pins keep registered memory): a released piece the
+      // framer found later would leave a half-written FPDU. See "Memory lifetime" in the docs.
       for (int i = 0; i < payload.size(); i++) {
         if (payload.length(i) > 0 && payload.buffer(i).refCnt() == 0) {
           throw new IllegalArgumentException("gather entry " + i + " is a released buffer");

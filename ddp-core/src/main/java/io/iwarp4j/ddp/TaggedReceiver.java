@@ -110,7 +110,7 @@ final class TaggedReceiver {
           access, pd);
       if (check != StagCheck.OK) {
         if (check == StagCheck.INVALID_STAG && access == AccessFlags.LOCAL_WRITE) {
-          // Our own sink (a Read's), checked when it was issued: deregistered since.
+          // Our own sink (a Read's), checked by verbs when it was issued: deregistered since.
           stream.localMemoryGone(-1, 0, segment, headerLength);
           return;
         }

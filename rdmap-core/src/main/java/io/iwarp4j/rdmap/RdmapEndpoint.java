@@ -354,6 +354,13 @@ public final class RdmapEndpoint {
    * {@code srcTo} into our {@code sinkStag}/{@code sinkTo} (a local region with LOCAL_WRITE).
    * Completion: {@link RdmapEndpointListener#onReadComplete}.
    *
+   * <p>The sink range must be a LOCAL_WRITE range of this stream's Protection Domain: the caller
+   * checks it (the verbs layer does, for every Read it issues), and this method does not check
+   * it again. Each Read Response segment is checked and pinned when it is placed; a sink
+   * deregistered since the Read was issued is reported as
+   * {@link RdmapEndpointListener#onLocalProtectionError} with an RDMAP Local Catastrophic
+   * Terminate. The source is the peer's to check.
+   *
    * @param token the caller's identifier for the operation, handed back on completion
    * @param sinkStag the Data Sink STag
    * @param sinkTo the Data Sink tagged offset
@@ -362,8 +369,6 @@ public final class RdmapEndpoint {
    * @param length RDMARDSZ, read as unsigned (0 to 2^32 - 1)
    * @throws IllegalStateException when {@link #canIssueRead()} is false (the caller waits), or
    *     the stream is closing or ended
-   * @throws IllegalArgumentException when the sink range is not a valid LOCAL_WRITE range of
-   *     this stream's Protection Domain (nothing is sent); the source is the peer's to check
    */
   public void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo) {
     checkIssue("read");

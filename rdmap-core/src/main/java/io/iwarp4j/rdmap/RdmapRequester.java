@@ -85,14 +85,8 @@ final class RdmapRequester {
           + " wait for a Read to complete (canIssueRead())");
     }
     long size = Integer.toUnsignedLong(length);
-    if (size > 0) {
-      StagCheck sink = stags.check(sinkStag, sinkTo, size, AccessFlags.LOCAL_WRITE, pd);
-      if (sink != StagCheck.OK) {
-        throw new IllegalArgumentException("RDMA Read sink STag 0x" + Integer.toHexString(sinkStag)
-            + " TO 0x" + Long.toHexString(sinkTo) + " length " + size + ": " + sink
-            + " (it must be a LOCAL_WRITE range of this stream's Protection Domain)");
-      }
-    }
+    // The sink is the caller's to check (verbs: SendIssuer.checkSges); DDP checks and pins it
+    // before each placement (StagTable.checkAndPlace), which finds a sink deregistered since.
     readRequestHeader.clear();
     ReadRequestHeader.write(readRequestHeader, sinkStag, sinkTo, length, srcStag, srcTo);
     stream.sendUntagged(READ_REQUEST_RSVD_ULP, RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),

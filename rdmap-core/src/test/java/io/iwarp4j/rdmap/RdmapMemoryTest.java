@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Disconnected;
+import io.iwarp4j.rdmap.RecordingEndpointListener.LocalProtectionError;
 import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Receive;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
+import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateSent;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -129,6 +131,29 @@ class RdmapMemoryTest {
       p.shuttle();
       assertEquals(List.of(new SendComplete(1), new SendComplete(2)), p.a.events.events);
       assertArrayEquals(Regions.read(src, 0, 200), Regions.read(dst, 0, 200));
+    }
+  }
+
+  /**
+   * RDMAP does not check a Read's sink when it issues the Read (the verbs layer checked it): the
+   * one check that guards the memory is DDP's, before each placement. A sink deregistered before
+   * the Read went out is found there, as a local error (never one blamed on the peer), and
+   * nothing is written into the memory it had.
+   */
+  @Test
+  void aReadWhoseSinkIsGoneIsALocalProtectionErrorWhenItsResponseArrives() {
+    long seed = 55;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion sink = mem.allocate(p.a.pd, 4096, Regions.ALL);
+      MemoryRegion source = mem.allocate(p.b.pd, 4096, Regions.ALL);
+      mem.fill(source, 0, 4096);
+      p.start();
+      sink.close();
+      p.a.endpoint.read(1, sink.stag(), sink.baseTo(), 4096, source.stag(), source.baseTo());
+      p.a.endpoint.flush();
+      p.shuttle();
+      assertEquals(List.of(new LocalProtectionError(1, false), new TerminateSent(0, 0, 0)),
+          p.a.events.events);
     }
   }
 }

@@ -127,15 +127,13 @@ class RdmapTeardownTest {
     c.receivePieces = 2;
     try (EndpointPair p = new EndpointPair(seed, c, c); Regions mem = new Regions(seed)) {
       MemoryRegion r = mem.allocate(p.a.pd, 64, Regions.ALL);
-      MemoryRegion readOnly = mem.allocate(p.a.pd, 64, io.iwarp4j.ddp.mem.AccessFlags.REMOTE_READ);
       p.start();
       RdmapEndpoint e = p.a.endpoint;
       assertThrowsNaming("not one of the four Send opcodes",
           IllegalArgumentException.class, () -> e.send(1, RdmapOpcode.RDMA_WRITE, 0, null));
       assertThrowsNaming("carries no Invalidate STag",
           IllegalArgumentException.class, () -> e.send(1, RdmapOpcode.SEND, 5, null));
-      assertThrowsNaming("LOCAL_WRITE range", IllegalArgumentException.class,
-          () -> e.read(1, readOnly.stag(), readOnly.baseTo(), 8, 0, 0));
+      // A Read's sink is checked once, by its caller (verbs: QueuePairTest), not here again.
       ByteBuf[] pieces = mem.scatter(r, 0, 64, 3);
       assertThrowsNaming("maxReceivePieces", IllegalArgumentException.class,
           () -> e.postReceive(1, pieces, 3));

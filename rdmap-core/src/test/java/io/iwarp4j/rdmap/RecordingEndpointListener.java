@@ -34,6 +34,10 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
   record Disconnected(boolean graceful) {
   }
 
+  /** Local memory a work request needed was deregistered while it was in use. */
+  record LocalProtectionError(long id, boolean receive) {
+  }
+
   /** Every event, in order. */
   final List<Object> events = new ArrayList<>();
   /** How many batches of completions ended ({@code onCompletionsReported}). */
@@ -84,6 +88,11 @@ final class RecordingEndpointListener implements RdmapEndpointListener {
   @Override
   public void onDisconnected(boolean graceful) {
     events.add(new Disconnected(graceful));
+  }
+
+  @Override
+  public void onLocalProtectionError(long id, boolean receive) {
+    events.add(new LocalProtectionError(id, receive));
   }
 
   /** The end events (Terminate sent or received, disconnected) recorded. */
