@@ -154,6 +154,72 @@ class FastRegisterRegionTest {
     own.release();
   }
 
+  /**
+   * A placing thread keeps writing through whatever STag it saw last while this thread
+   * registers two buffers in turn and invalidates each (locally or as a peer would): once the
+   * invalidation returned, not one octet of the buffer it unbound changes.
+   */
+  @Test
+  void noOctetChangesAfterInvalidationWhilePlacementsRace() throws Exception {
+    ByteBuf other = PooledByteBufAllocator.DEFAULT.directBuffer(4096, 4096);
+    ByteBuf source = PooledByteBufAllocator.DEFAULT.directBuffer(1024, 1024);
+    source.writeBytes(new byte[1024]).setByte(0, 0x5A).setByte(1023, 0x5A);
+    ByteBuf[] buffers = {buf, other};
+    java.nio.ByteBuffer[] views = {buf.nioBuffer(0, 4096), other.nioBuffer(0, 4096)};
+    java.util.concurrent.atomic.AtomicLong target = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicInteger placed = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    FastRegisterRegion fr = pd.allocateFastRegister(4096);
+    Thread placer = new Thread(() -> {
+      io.iwarp4j.mpa.Ulpdu segment = ulpduOf(source);
+      int round = 0;
+      while (!stop.get()) {
+        long t = target.get(); // STag in the high word, base TO offset in the low
+        MemoryRegion r = table.lookup((int) (t >>> 32));
+        long to = r != null ? r.baseTo() + (round++ % 3) * 1024 : 0;
+        if (table.checkAndPlace((int) (t >>> 32), to, segment, 0, 1024, REMOTE_WRITE, pd)
+            == StagCheck.OK) {
+          placed.incrementAndGet();
+        }
+      }
+    }, "placer");
+    placer.start();
+    try {
+      for (int i = 0; i < 150; i++) {
+        ByteBuf b = buffers[i % 2];
+        b.setZero(0, 4096);
+        int stag = fr.nextStag();
+        fr.register(stag, b, 0, 4096, RW);
+        int before = placed.get();
+        target.set((long) stag << 32);
+        for (int spin = 0; spin < 10_000 && placed.get() == before; spin++) {
+          Thread.onSpinWait();
+        }
+        if (i % 2 == 0) {
+          assertTrue(fr.invalidate());
+        } else {
+          assertEquals(InvalidateResult.OK, table.remoteInvalidate(stag, pd));
+        }
+        byte[] snapshot = new byte[4096];
+        views[i % 2].duplicate().get(snapshot);
+        for (int spin = 0; spin < 200; spin++) {
+          Thread.yield();
+        }
+        byte[] now = new byte[4096];
+        views[i % 2].duplicate().get(now);
+        assertTrue(java.util.Arrays.equals(snapshot, now),
+            "round " + i + ": an octet changed after the invalidation returned");
+      }
+    } finally {
+      stop.set(true);
+      placer.join(10_000);
+      fr.close();
+      other.release();
+      source.release();
+    }
+    assertTrue(placed.get() > 0, "nothing was ever placed: the race was not exercised");
+  }
+
   @Test
   void closedRegionGivesItsSlotBackWithAKeyNeverSeenThere() {
     FastRegisterRegion fr = pd.allocateFastRegister(64);
