@@ -11,8 +11,10 @@ import io.iwarp4j.ddp.mem.StagTable;
  * {@link WcStatus#LOC_QP_OP_ERR}, as siw fails a local operation that returns -EINVAL):
  * REG_MR of a region of another protection domain, closed, still VALID, beyond its capacity,
  * with the current key, or with memory that cannot be registered (released, or read-only with
- * write access); LOCAL_INV of an STag that is not valid (unknown, invalidated, a stale key) or
- * that belongs to another protection domain.
+ * write access); LOCAL_INV of an STag that is not valid (unknown, a stale key, or an
+ * invalidated plain region) or that belongs to another protection domain. A LOCAL_INV of a
+ * fast-register region's current STag that is already invalid (a peer's Send with Invalidate
+ * got there first) succeeds, as in siw ({@code siw_invalidate_stag} does no state check).
  */
 final class LocalMemoryOperations {
   private final ProtectionDomain pd;
@@ -49,8 +51,12 @@ final class LocalMemoryOperations {
   private String invalidate(int stag) {
     io.iwarp4j.ddp.mem.MemoryRegion r = stags.lookup(stag);
     if (r == null) {
-      return "STag 0x" + Integer.toHexString(stag) + " is not valid (unknown, already"
-          + " invalidated, or a stale key)";
+      FastRegisterRegion fr = pd.fastRegisterRegion(stag);
+      if (fr != null && fr.stag() == stag && !fr.isClosed()) {
+        return null; // its current STag, already invalid (by the peer): nothing to do, as siw
+      }
+      return "STag 0x" + Integer.toHexString(stag) + " is not valid (unknown, invalidated,"
+          + " or a stale key)";
     }
     if (r.pd() != pd.ddp()) {
       return "STag 0x" + Integer.toHexString(stag) + " belongs to another protection domain";

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,7 +23,8 @@ public final class ProtectionDomain implements AutoCloseable {
   private final RdmaDevice device;
   private final io.iwarp4j.ddp.mem.ProtectionDomain pd;
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
-  private final Set<FastRegisterRegion> fastRegions = ConcurrentHashMap.newKeySet();
+  /** The fast-register regions by STag index, for {@link #fastRegisterRegion(int)}. */
+  private final Map<Integer, FastRegisterRegion> fastRegions = new ConcurrentHashMap<>();
   private final AtomicInteger queuePairs = new AtomicInteger();
   /** The queue pairs open in this domain, for {@link #collectUses}. */
   private final Set<QueuePair> openQueuePairs = ConcurrentHashMap.newKeySet();
@@ -135,7 +137,7 @@ public final class ProtectionDomain implements AutoCloseable {
    */
   public FastRegisterRegion allocateFastRegisterRegion(int maxLength) {
     FastRegisterRegion fr = new FastRegisterRegion(this, pd.allocateFastRegister(maxLength));
-    fastRegions.add(fr);
+    fastRegions.put(io.iwarp4j.ddp.mem.StagTable.indexOf(fr.stag()), fr);
     return fr;
   }
 
@@ -182,7 +184,7 @@ public final class ProtectionDomain implements AutoCloseable {
     for (MemoryRegion r : all) {
       r.close();
     }
-    for (FastRegisterRegion r : new ArrayList<>(fastRegions)) {
+    for (FastRegisterRegion r : new ArrayList<>(fastRegions.values())) {
       r.close();
     }
     queuePairs.set(0);
@@ -228,7 +230,12 @@ public final class ProtectionDomain implements AutoCloseable {
   }
 
   void forget(FastRegisterRegion region) {
-    fastRegions.remove(region);
+    fastRegions.remove(io.iwarp4j.ddp.mem.StagTable.indexOf(region.stag()), region);
+  }
+
+  /** This domain's open fast-register region whose STags have {@code stag}'s index, or null. */
+  FastRegisterRegion fastRegisterRegion(int stag) {
+    return fastRegions.get(io.iwarp4j.ddp.mem.StagTable.indexOf(stag));
   }
 
   private MemoryRegion adopt(io.iwarp4j.ddp.mem.MemoryRegion region) {

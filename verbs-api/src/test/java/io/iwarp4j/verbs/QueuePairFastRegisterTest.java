@@ -226,10 +226,40 @@ class QueuePairFastRegisterTest {
   }
 
   @Test
-  void localInvOfAnInvalidStagFails() {
-    h.qp.postSend(localInv(1, fr.stag()));
+  void localInvOfAnUnknownStagFails() {
+    h.qp.postSend(localInv(1, 0x7F_FF_FF_00));
     h.loop.runAll();
     assertFailed(WcStatus.LOC_QP_OP_ERR, "is not valid");
+  }
+
+  @Test
+  void localInvOfAStaleKeyFails() {
+    int first = fr.nextStag();
+    h.qp.postSend(regMr(1, first, 0, 64));
+    h.qp.postSend(localInv(2, first));
+    h.qp.postSend(regMr(3, fr.nextStag(), 0, 64));
+    h.qp.postSend(localInv(4, first));
+    h.loop.runAll();
+    List<WorkCompletion> wcs = h.sendCompletions();
+    assertEquals(WcStatus.LOC_QP_OP_ERR, wcs.get(3).status(), wcs.toString());
+    assertTrue(fr.isValid(), "the current registration is untouched by its old STag");
+    assertTrue(h.errors.get(0).reason().contains("is not valid"), h.errors.toString());
+  }
+
+  @Test
+  void localInvOfTheCurrentStagAlreadyInvalidatedByThePeerSucceedsAsInSiw() {
+    int stag = fr.nextStag();
+    h.qp.postSend(regMr(1, stag, 0, 64));
+    h.loop.runAll();
+    assertEquals(io.iwarp4j.ddp.mem.InvalidateResult.OK,
+        h.table.remoteInvalidate(stag, h.pd.ddp()), "a peer's Send with Invalidate");
+    h.qp.postSend(localInv(2, stag));
+    h.qp.postSend(localInv(3, stag));
+    h.loop.runAll();
+    List<WorkCompletion> wcs = h.sendCompletions();
+    assertEquals(List.of(WcOpcode.REG_MR, WcOpcode.LOCAL_INV, WcOpcode.LOCAL_INV), opcodes(wcs));
+    assertTrue(wcs.stream().allMatch(WorkCompletion::isSuccess), wcs.toString());
+    assertEquals(QpState.RTS, h.qp.state());
   }
 
   @Test
