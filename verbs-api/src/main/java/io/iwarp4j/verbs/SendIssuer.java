@@ -192,6 +192,9 @@ final class SendIssuer {
    */
   private boolean issueLocal(long seq, SendWorkRequest wr) {
     String failure = memoryOps.execute(wr);
+    // The slot keeps no reference to the region or the buffer once it ran (it may wait long to
+    // be reused, and a queue pair after reset() references no memory).
+    wr.registration().clear();
     if (failure != null) {
       teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
           wr.opcode() + " wrId " + wr.wrId() + ": " + failure, true);

@@ -291,6 +291,19 @@ class QueuePairFastRegisterTest {
   }
 
   @Test
+  void theSendQueueSlotForgetsTheRegistrationOnceItRan() throws Exception {
+    h.qp.postSend(regMr(1, fr.nextStag(), 0, 64));
+    h.loop.runAll();
+    java.lang.reflect.Field field = QueuePair.class.getDeclaredField("sq");
+    field.setAccessible(true);
+    io.iwarp4j.verbs.engine.SendQueue sq = (io.iwarp4j.verbs.engine.SendQueue) field.get(h.qp);
+    io.iwarp4j.verbs.engine.SendQueue.Entry e = sq.entry(0); // the REG_MR's slot, retired
+    assertEquals(WorkRequestOpcode.REG_MR, e.wr.opcode());
+    assertEquals(null, e.wr.registration().memory(), "the slot still references the buffer");
+    assertEquals(null, e.wr.registration().region(), "the slot still references the region");
+  }
+
+  @Test
   void closingTheRegionInvalidatesTheStag() {
     int stag = fr.nextStag();
     h.qp.postSend(regMr(1, stag, 0, 64));
