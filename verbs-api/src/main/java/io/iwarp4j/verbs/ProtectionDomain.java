@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +23,8 @@ public final class ProtectionDomain implements AutoCloseable {
   private final RdmaDevice device;
   private final io.iwarp4j.ddp.mem.ProtectionDomain pd;
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
+  /** The fast-register regions by STag index, for {@link #fastRegisterRegion(int)}. */
+  private final Map<Integer, FastRegisterRegion> fastRegions = new ConcurrentHashMap<>();
   private final AtomicInteger queuePairs = new AtomicInteger();
   /** The queue pairs open in this domain, for {@link #collectUses}. */
   private final Set<QueuePair> openQueuePairs = ConcurrentHashMap.newKeySet();
@@ -121,6 +124,24 @@ public final class ProtectionDomain implements AutoCloseable {
   }
 
   /**
+   * Allocates a fast-register region, like {@code ibv_alloc_mr} / {@code ib_alloc_mr(pd,
+   * IB_MR_TYPE_MEM_REG, max_num_sg)}: an STag of this domain with no memory bound (INVALID)
+   * until a {@link WorkRequestOpcode#REG_MR} work request binds up to {@code maxLength} octets
+   * of a direct buffer to it (see {@link FastRegisterRegion}).
+   *
+   * @param maxLength the most octets one registration may bind (a byte count: there are no
+   *     pages here), at least 1
+   * @return the region, INVALID
+   * @throws IllegalArgumentException for {@code maxLength < 1}
+   * @throws IllegalStateException when the domain is closed or the device's region limit reached
+   */
+  public FastRegisterRegion allocateFastRegisterRegion(int maxLength) {
+    FastRegisterRegion fr = new FastRegisterRegion(this, pd.allocateFastRegister(maxLength));
+    fastRegions.put(io.iwarp4j.ddp.mem.StagTable.indexOf(fr.stag()), fr);
+    return fr;
+  }
+
+  /**
    * The number of regions registered in this domain now.
    *
    * @return the count
@@ -163,6 +184,9 @@ public final class ProtectionDomain implements AutoCloseable {
     for (MemoryRegion r : all) {
       r.close();
     }
+    for (FastRegisterRegion r : new ArrayList<>(fastRegions.values())) {
+      r.close();
+    }
     queuePairs.set(0);
     pd.close();
   }
@@ -203,6 +227,15 @@ public final class ProtectionDomain implements AutoCloseable {
 
   void forget(MemoryRegion region) {
     regions.remove(region);
+  }
+
+  void forget(FastRegisterRegion region) {
+    fastRegions.remove(io.iwarp4j.ddp.mem.StagTable.indexOf(region.stag()), region);
+  }
+
+  /** This domain's open fast-register region whose STags have {@code stag}'s index, or null. */
+  FastRegisterRegion fastRegisterRegion(int stag) {
+    return fastRegions.get(io.iwarp4j.ddp.mem.StagTable.indexOf(stag));
   }
 
   private MemoryRegion adopt(io.iwarp4j.ddp.mem.MemoryRegion region) {

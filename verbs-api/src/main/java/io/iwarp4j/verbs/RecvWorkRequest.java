@@ -106,6 +106,13 @@ public final class RecvWorkRequest {
       throw new IllegalArgumentException("receive work request (wrId " + wrId + "): "
           + sgl.count() + " SGEs exceed the queue pair's maximum of " + maxSge);
     }
+    for (int i = 0; i < sgl.count(); i++) {
+      if (sgl.buffer(i) instanceof FastRegisterRegion) {
+        throw new IllegalArgumentException("receive work request (wrId " + wrId + "): SGE " + i
+            + " names a fast-register region, which cannot take receives; post receives into"
+            + " a MemoryRegion");
+      }
+    }
     // Longer buffers are harmless, yet they reveal a mistake: no message can fill them.
     if (sgl.totalLength() > SendWorkRequest.MAX_MESSAGE_LENGTH) {
       throw new IllegalArgumentException("receive work request (wrId " + wrId + "): length "

@@ -33,6 +33,7 @@ final class SendIssuer {
   private final QpTeardown teardown;
   private final GatherList gather;
   private final SgePins sendPins;
+  private final LocalMemoryOperations memoryOps;
   private boolean issuing;
   private boolean reissue;
 
@@ -50,6 +51,7 @@ final class SendIssuer {
     int maxSge = qp.capabilities().maxSendSge();
     this.gather = new GatherList(maxSge);
     this.sendPins = new SgePins(maxSge);
+    this.memoryOps = new LocalMemoryOperations(pd);
   }
 
   /** Issues what may be issued; re-entrant calls (from completions) just ask for another pass. */
@@ -109,6 +111,9 @@ final class SendIssuer {
     ScatterGatherList sgl = wr.sgl();
     WorkRequestOpcode opcode = wr.opcode();
     io.iwarp4j.ddp.mem.MemoryRegion result = null;
+    if (opcode.isLocal()) {
+      return issueLocal(seq, wr);
+    }
     if (opcode.isAtomic()) {
       result = resultRegion(wr);
       if (result == null) {
@@ -178,6 +183,27 @@ final class SendIssuer {
       gather.clear();
     }
     return true;
+  }
+
+  /**
+   * REG_MR or LOCAL_INV: done here, in send queue order, and complete at once (retired behind
+   * the older work requests). A refusal fails the work request with LOC_QP_OP_ERR, as siw fails
+   * a local operation, and the queue pair goes to ERROR.
+   */
+  private boolean issueLocal(long seq, SendWorkRequest wr) {
+    String failure = memoryOps.execute(wr);
+    // The slot keeps no reference to the region or the buffer once it ran (it may wait long to
+    // be reused, and a queue pair after reset() references no memory).
+    wr.registration().clear();
+    if (failure != null) {
+      teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
+          wr.opcode() + " wrId " + wr.wrId() + ": " + failure, true);
+      return false;
+    }
+    sq.markIssued(false);
+    sq.markDone(seq, 0, false);
+    retireSends();
+    return qp.state() == QpState.RTS;
   }
 
   private void issueAtomic(EndpointPort ep, SendWorkRequest wr, long seq,
@@ -263,6 +289,10 @@ final class SendIssuer {
    * event loop sends never share a root buffer with another thread's (Netty's scratch NIO view).
    */
   private static ByteBuf sendView(LocalBuffer b) {
+    if (b instanceof FastRegisterRegion fr) {
+      io.iwarp4j.ddp.mem.MemoryRegion r = fr.currentBinding();
+      return r != null ? r.sendView() : b.buffer();
+    }
     return b instanceof MemoryRegion mr ? mr.sendView() : b.buffer();
   }
 }

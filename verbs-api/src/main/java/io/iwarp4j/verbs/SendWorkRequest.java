@@ -1,5 +1,6 @@
 package io.iwarp4j.verbs;
 
+import io.netty.buffer.ByteBuf;
 import java.util.Objects;
 
 /**
@@ -44,6 +45,7 @@ public final class SendWorkRequest {
   private long immData;
   private LocalBuffer localResultBuffer;
   private long localResultOffset;
+  private final FastRegistration registration = new FastRegistration();
 
   /**
    * Creates an empty work request.
@@ -81,6 +83,7 @@ public final class SendWorkRequest {
     immData = 0;
     localResultBuffer = null;
     localResultOffset = 0;
+    registration.clear();
     return this;
   }
 
@@ -113,6 +116,7 @@ public final class SendWorkRequest {
     immData = other.immData;
     localResultBuffer = other.localResultBuffer;
     localResultOffset = other.localResultOffset;
+    registration.copyFrom(other.registration);
     return this;
   }
 
@@ -180,6 +184,15 @@ public final class SendWorkRequest {
     if (opcode.carriesImmediateData() && !opcode.sendsLocalData() && sges != 0) {
       throw problem("carries no SGEs (its payload is the 8-octet immediate data), has "
           + sges);
+    }
+    if (opcode.isLocal() && sges != 0) {
+      throw problem("carries no SGEs (it only changes local STags), has " + sges);
+    }
+    if (opcode == WorkRequestOpcode.LOCAL_INV && !hasInvalidateStag) {
+      throw problem("needs the STag to invalidate: call invalidateStag(stag)");
+    }
+    if (opcode == WorkRequestOpcode.REG_MR && registration.problem() != null) {
+      throw problem(registration.problem());
     }
     if (sges > maxSge) {
       throw problem(sges + " SGEs exceed the queue pair's maximum of " + maxSge);
@@ -497,6 +510,36 @@ public final class SendWorkRequest {
   }
 
   /**
+   * Sets what a {@link WorkRequestOpcode#REG_MR} work request binds ({@code struct ib_reg_wr}
+   * with the page list of {@code ib_map_mr_sg}): octets {@code [index, index + length)} of a
+   * direct buffer, under {@code stag}, with {@code access}. The region retains the buffer from
+   * the registration until the registration is deregistered (the next registration, or closing
+   * the region). Checked when posted (the STag's index, the range, the flags) and when executed
+   * (the region's state and capacity, the key; see {@link FastRegisterRegion}).
+   *
+   * @param region the fast-register region
+   * @param stag its new STag: {@link FastRegisterRegion#nextStag()}, or its index with any key
+   *     other than the current one ({@code ib_update_fast_reg_key})
+   * @param memory a direct, contiguous buffer
+   * @param index the first octet bound (Tagged Offset: its native address)
+   * @param length the octets bound, up to {@link FastRegisterRegion#maxLength()}
+   * @param access an {@link AccessFlags} bit set
+   * @return this work request
+   * @throws NullPointerException if {@code region} or {@code memory} is null
+   */
+  public SendWorkRequest fastRegister(FastRegisterRegion region, int stag, ByteBuf memory,
+      int index, int length, int access) {
+    registration.set(Objects.requireNonNull(region, "region"), stag,
+        Objects.requireNonNull(memory, "memory"), index, length, access);
+    return this;
+  }
+
+  /** What a REG_MR binds; the engine's view. */
+  FastRegistration registration() {
+    return registration;
+  }
+
+  /**
    * A readable form for diagnostics; it allocates.
    *
    * @return the fields this opcode uses
@@ -511,7 +554,11 @@ public final class SendWorkRequest {
       sb.append(", remote=").append(hasRemoteStag ? "0x" + Integer.toHexString(remoteStag)
           : "unset").append("@0x").append(Long.toHexString(remoteAddress));
     }
-    if (opcode != null && opcode.carriesInvalidateStag()) {
+    if (opcode == WorkRequestOpcode.REG_MR) {
+      sb.append(", registration={").append(registration).append('}');
+    }
+    if (opcode != null && (opcode.carriesInvalidateStag()
+        || opcode == WorkRequestOpcode.LOCAL_INV)) {
       sb.append(", invalidateStag=").append(hasInvalidateStag
           ? "0x" + Integer.toHexString(invalidateStag) : "unset");
     }

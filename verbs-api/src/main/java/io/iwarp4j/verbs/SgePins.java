@@ -16,16 +16,19 @@ final class SgePins {
   }
 
   /**
-   * Pins the region of every SGE that is a {@link MemoryRegion}.
+   * Pins the region of every SGE that is a {@link MemoryRegion} or a {@link FastRegisterRegion}.
    *
    * @return false, with nothing left pinned, when one was deregistered meanwhile
    */
   boolean pinAll(ScatterGatherList sgl) {
     int n = sgl.count();
     for (int i = 0; i < n; i++) {
-      if (sgl.buffer(i) instanceof MemoryRegion mr) {
-        io.iwarp4j.ddp.mem.MemoryRegion r = mr.region();
-        if (!r.tryPin()) {
+      LocalBuffer b = sgl.buffer(i);
+      if (b instanceof MemoryRegion || b instanceof FastRegisterRegion) {
+        // A fast-register region's current registration: the one the SGE check looked up.
+        io.iwarp4j.ddp.mem.MemoryRegion r = b instanceof MemoryRegion mr ? mr.region()
+            : ((FastRegisterRegion) b).currentBinding();
+        if (r == null || !r.tryPin()) {
           unpinAll();
           return false;
         }

@@ -23,6 +23,10 @@ public enum WcOpcode {
   IMMEDIATE_DATA(false),
   /** An RDMA Write followed by an Immediate Data message (RFC 7306 §6). */
   RDMA_WRITE_WITH_IMMEDIATE(false),
+  /** A fast registration ({@code IBV_WC_REG_MR}): the region is valid under the new STag. */
+  REG_MR(false),
+  /** A local invalidate ({@code IBV_WC_LOCAL_INV}): the STag is invalid. */
+  LOCAL_INV(false),
   /** A Send message landed in a posted receive; {@code byteLen} octets were placed. */
   RECV(true),
   /**

@@ -21,7 +21,13 @@ package io.iwarp4j.verbs;
  *       <td>immediate data</td></tr>
  *   <tr><td>RDMA_WRITE_WITH_IMMEDIATE</td><td>0..max, the source</td><td>remote STag +
  *       address, immediate data</td></tr>
+ *   <tr><td>REG_MR</td><td>none</td><td>{@link SendWorkRequest#fastRegister fastRegister}(region,
+ *       new STag, memory, index, length, access)</td></tr>
+ *   <tr><td>LOCAL_INV</td><td>none</td><td>invalidate STag (a local one)</td></tr>
  * </table>
+ *
+ * <p>{@link #REG_MR} and {@link #LOCAL_INV} put nothing on the wire: they act on this side's STag
+ * table when their turn in the send queue comes (see {@link FastRegisterRegion}).
  */
 public enum WorkRequestOpcode {
   /** RDMA Write (RFC 5040 §4.3): place local data into the peer's tagged buffer. */
@@ -55,7 +61,18 @@ public enum WorkRequestOpcode {
    * (RFC 7306 §6), completing at the peer like InfiniBand's Write with Immediate.
    */
   RDMA_WRITE_WITH_IMMEDIATE(Flags.REMOTE | Flags.SOURCE | Flags.RECEIVE | Flags.SOLICIT
-      | Flags.RFC7306 | Flags.IMMEDIATE, WcOpcode.RDMA_WRITE_WITH_IMMEDIATE);
+      | Flags.RFC7306 | Flags.IMMEDIATE, WcOpcode.RDMA_WRITE_WITH_IMMEDIATE),
+  /**
+   * Fast registration ({@code IB_WR_REG_MR}): binds memory, access rights and a new key to a
+   * {@link FastRegisterRegion}, in order with the other work requests of the send queue.
+   */
+  REG_MR(Flags.LOCAL, WcOpcode.REG_MR),
+  /**
+   * Local invalidate ({@code IB_WR_LOCAL_INV}): invalidates an STag of the queue pair's
+   * protection domain ({@link SendWorkRequest#invalidateStag(int)}), in order with the other
+   * work requests of the send queue.
+   */
+  LOCAL_INV(Flags.LOCAL, WcOpcode.LOCAL_INV);
 
   /** Property bits; a nested class because enum constructors cannot see static fields. */
   private static final class Flags {
@@ -68,6 +85,7 @@ public enum WorkRequestOpcode {
     static final int ATOMIC = 1 << 6;
     static final int IMMEDIATE = 1 << 7;
     static final int SOURCE = 1 << 8;
+    static final int LOCAL = 1 << 9;
   }
 
   private final int flags;
@@ -164,6 +182,16 @@ public enum WorkRequestOpcode {
    */
   public boolean sendsLocalData() {
     return (flags & Flags.SOURCE) != 0;
+  }
+
+  /**
+   * Whether this is a local memory operation that sends nothing to the peer: it changes this
+   * side's STags when its turn in the send queue comes, and carries no SGEs.
+   *
+   * @return true for {@link #REG_MR} and {@link #LOCAL_INV}
+   */
+  public boolean isLocal() {
+    return (flags & Flags.LOCAL) != 0;
   }
 
   /**

@@ -27,6 +27,17 @@ class SendWorkRequestTest {
 
   private static final int MAX_SGE = 4;
   private final FakeBuffer buf = new FakeBuffer(1024, 0x77);
+  private final ProtectionDomain pd = new ProtectionDomain(null,
+      new io.iwarp4j.ddp.mem.StagTable(4).newProtectionDomain());
+  private final FastRegisterRegion fastRegion = pd.allocateFastRegisterRegion(64);
+  private final io.netty.buffer.ByteBuf direct =
+      io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64, 64);
+
+  @org.junit.jupiter.api.AfterEach
+  void releaseTheDirectBuffer() {
+    pd.closeAll();
+    direct.release();
+  }
 
   private SendWorkRequest wr() {
     return new SendWorkRequest(MAX_SGE).wrId(42);
@@ -50,6 +61,12 @@ class SendWorkRequestTest {
     }
     if (op.isAtomic()) {
       wr.localResult(buf, 8);
+    }
+    if (op == WorkRequestOpcode.LOCAL_INV) {
+      wr.invalidateStag(0x99);
+    }
+    if (op == WorkRequestOpcode.REG_MR) {
+      wr.fastRegister(fastRegion, fastRegion.nextStag(), direct, 0, 64, AccessFlags.LOCAL_WRITE);
     }
     return wr;
   }

@@ -20,8 +20,8 @@ class WorkRequestOpcodeTest {
   }
 
   @Test
-  void elevenOpcodesOfWhichFiveAreRfc7306() {
-    assertEquals(11, WorkRequestOpcode.values().length);
+  void thirteenOpcodesOfWhichFiveAreRfc7306() {
+    assertEquals(13, WorkRequestOpcode.values().length);
     assertEquals(EnumSet.of(WorkRequestOpcode.ATOMIC_FETCH_ADD, WorkRequestOpcode.ATOMIC_CMP_SWAP,
         WorkRequestOpcode.IMMEDIATE_DATA, WorkRequestOpcode.IMMEDIATE_DATA_WITH_SOLICITED,
         WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE), where(WorkRequestOpcode::isRfc7306));
@@ -71,6 +71,14 @@ class WorkRequestOpcodeTest {
         WorkRequestOpcode.SEND_WITH_INVALIDATE, WorkRequestOpcode.SEND_WITH_SOLICITED,
         WorkRequestOpcode.SEND_WITH_SOLICITED_INVALIDATE,
         WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE), where(WorkRequestOpcode::sendsLocalData));
+  }
+
+  @Test
+  void localMemoryOperations() {
+    assertEquals(EnumSet.of(WorkRequestOpcode.REG_MR, WorkRequestOpcode.LOCAL_INV),
+        where(WorkRequestOpcode::isLocal));
+    assertEquals(WcOpcode.REG_MR, WorkRequestOpcode.REG_MR.completionOpcode());
+    assertEquals(WcOpcode.LOCAL_INV, WorkRequestOpcode.LOCAL_INV.completionOpcode());
   }
 
   @Test

@@ -75,6 +75,11 @@ public final class MemoryRegion implements AutoCloseable {
   private final SendViews sendViews;
   /** The 8-octet accesses (atomics, getLong/putLong). */
   private final RegionAtomics atomics;
+  /**
+   * The fast-register region this is one registration of, which owns the STag's slot and the
+   * domain's count for its whole life; null for a region registered on its own.
+   */
+  private final FastRegisterRegion owner;
 
   @SuppressWarnings("unused")
   private volatile boolean released;
@@ -83,6 +88,14 @@ public final class MemoryRegion implements AutoCloseable {
 
   MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
       boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly) {
+    this(table, pd, stag, baseTo, memory, access, remoteInvalidation, libraryAllocated, readOnly,
+        null);
+  }
+
+  MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
+      boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly,
+      FastRegisterRegion owner) {
+    this.owner = owner;
     this.table = table;
     this.pd = pd;
     this.stag = stag;
@@ -151,6 +164,16 @@ public final class MemoryRegion implements AutoCloseable {
    */
   public boolean remoteInvalidationAllowed() {
     return remoteInvalidation;
+  }
+
+  /**
+   * The fast-register region this is one registration of, or null for a region registered on
+   * its own ({@link ProtectionDomain#register}, {@link ProtectionDomain#allocate}).
+   *
+   * @return the owning fast-register region, or null
+   */
+  public FastRegisterRegion fastRegisterOwner() {
+    return owner;
   }
 
   /**
@@ -547,8 +570,10 @@ public final class MemoryRegion implements AutoCloseable {
     if (RELEASED.compareAndSet(this, false, true)) {
       sendViews.releaseAll();
       memory.release();
-      table.release(StagTable.indexOf(stag));
-      pd.detach();
+      if (owner == null) { // a fast-register region keeps its slot for the next registration
+        table.release(StagTable.indexOf(stag));
+        pd.detach();
+      }
       if (log.isDebugEnabled()) {
         log.debug("deregistered {}", this);
       }

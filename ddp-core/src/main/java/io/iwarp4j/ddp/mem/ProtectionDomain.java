@@ -121,25 +121,7 @@ public final class ProtectionDomain implements AutoCloseable {
     Objects.requireNonNull(buf, "buf");
     Objects.requireNonNull(options, "options");
     AccessFlags.validate(access);
-    if (!buf.isDirect()) {
-      throw new IllegalArgumentException("cannot register a heap buffer (" + buf.getClass().getSimpleName()
-          + "): registered memory must be off-heap; use a direct ByteBuf or allocate()");
-    }
-    if (buf.nioBufferCount() != 1) {
-      throw new IllegalArgumentException("cannot register a buffer made of " + buf.nioBufferCount()
-          + " memory areas (" + buf.getClass().getSimpleName() + "): a region must be contiguous");
-    }
-    if (buf.refCnt() == 0) {
-      throw new IllegalArgumentException("cannot register a released buffer");
-    }
-    checkRange(index, length, buf.capacity());
-    checkWritable(buf.isReadOnly(), access);
-    // Pooled memory is its own root and its slices are recycled: slice it. Anything else (the
-    // adaptive allocator carves buffers out of shared chunks) gets a root of its own over the
-    // same memory (see PrivateRoot); read-only memory cannot be wrapped that way.
-    boolean ownRoot = buf.alloc() instanceof PooledByteBufAllocator || buf.isReadOnly();
-    ByteBuf memory = ownRoot ? buf.retainedSlice(index, length)
-        : PrivateRoot.over(buf, index, length);
+    ByteBuf memory = registeredMemory(buf, index, length, access);
     return adopt(memory, access, options, false, buf.isReadOnly());
   }
 
@@ -223,6 +205,80 @@ public final class ProtectionDomain implements AutoCloseable {
       throw new IllegalArgumentException("region length must be positive, got " + length);
     }
     return adopt(allocateAligned(length), access, options, true, false);
+  }
+
+  /**
+   * Allocates a fast-register region ({@code ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, ...)}): an
+   * STag of this domain with no memory bound, invalid until a registration binds up to
+   * {@code maxLength} octets ({@link FastRegisterRegion#register}). It counts as one region of
+   * the domain until closed.
+   *
+   * @param maxLength the most octets one registration may bind, at least 1
+   * @return the region, in state INVALID
+   * @throws IllegalArgumentException for {@code maxLength < 1}
+   * @throws IllegalStateException when the domain is closed or the table full
+   */
+  public FastRegisterRegion allocateFastRegister(int maxLength) {
+    if (maxLength <= 0) {
+      throw new IllegalArgumentException("fast-register capacity must be positive, got "
+          + maxLength);
+    }
+    attach();
+    boolean done = false;
+    try {
+      FastRegisterRegion r = new FastRegisterRegion(table, this, table.reserve(), maxLength);
+      done = true;
+      return r;
+    } finally {
+      if (!done) {
+        detach();
+      }
+    }
+  }
+
+  /**
+   * The memory a registration of a direct buffer's {@code [index, index + length)} holds: a
+   * retained slice of pooled memory, else a root of its own (see {@link #register}).
+   */
+  static ByteBuf registeredMemory(ByteBuf buf, int index, int length, int access) {
+    Objects.requireNonNull(buf, "buf");
+    if (!buf.isDirect()) {
+      throw new IllegalArgumentException("cannot register a heap buffer (" + buf.getClass().getSimpleName()
+          + "): registered memory must be off-heap; use a direct ByteBuf or allocate()");
+    }
+    if (buf.nioBufferCount() != 1) {
+      throw new IllegalArgumentException("cannot register a buffer made of " + buf.nioBufferCount()
+          + " memory areas (" + buf.getClass().getSimpleName() + "): a region must be contiguous");
+    }
+    if (buf.refCnt() == 0) {
+      throw new IllegalArgumentException("cannot register a released buffer");
+    }
+    checkRange(index, length, buf.capacity());
+    checkWritable(buf.isReadOnly(), access);
+    // Pooled memory is its own root and its slices are recycled: slice it. Anything else (the
+    // adaptive allocator carves buffers out of shared chunks) gets a root of its own over the
+    // same memory (see PrivateRoot); read-only memory cannot be wrapped that way.
+    boolean ownRoot = buf.alloc() instanceof PooledByteBufAllocator || buf.isReadOnly();
+    return ownRoot ? buf.retainedSlice(index, length) : PrivateRoot.over(buf, index, length);
+  }
+
+  /**
+   * One registration of a fast-register region: a region over {@code memory} (owned: released
+   * if this fails) named by {@code stag}, in the slot the owner keeps reserved. Not published.
+   */
+  MemoryRegion bindFastRegistration(FastRegisterRegion owner, int stag, ByteBuf memory,
+      int access, boolean readOnly) {
+    boolean done = false;
+    try {
+      MemoryRegion region = new MemoryRegion(table, this, stag,
+          baseTo(memory, RegionOptions.defaults()), memory, access, true, false, readOnly, owner);
+      done = true;
+      return region;
+    } finally {
+      if (!done) {
+        memory.release();
+      }
+    }
   }
 
   /**

@@ -282,6 +282,22 @@ public final class StagTable {
     }
   }
 
+  /**
+   * The next key of a reserved slot, for a fast-register region's next registration: the
+   * previous key plus the slot's secret odd step, as a re-registration of the slot would get
+   * ({@code ib_inc_rkey}, but not guessable from one stale STag).
+   *
+   * @param index a slot reserved by a {@link FastRegisterRegion}
+   * @return the key, 0..255
+   */
+  int nextKey(int index) {
+    synchronized (lock) {
+      int key = (lastKey[index] + keyStep[index]) & 0xFF;
+      lastKey[index] = (byte) key;
+      return key;
+    }
+  }
+
   /** Returns a reserved slot for reuse (after its region is closed, or a failed registration). */
   void release(int index) {
     synchronized (lock) {

@@ -8,6 +8,7 @@ import static io.iwarp4j.it.hostile.HostilePeer.tagged;
 import static io.iwarp4j.it.hostile.HostilePeer.untagged;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.ConnectionEvent;
 import io.iwarp4j.verbs.ConnectionEventType;
 import io.iwarp4j.verbs.DeviceConfig;
+import io.iwarp4j.verbs.FastRegisterRegion;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
@@ -24,13 +26,19 @@ import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.RecvWorkRequest;
+import io.iwarp4j.verbs.SendFlags;
+import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.TerminateInfo;
+import io.iwarp4j.verbs.WcOpcode;
 import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
+import io.iwarp4j.verbs.WorkRequestOpcode;
 import io.iwarp4j.wire.OpcodeTable;
 import io.iwarp4j.wire.TaggedHeader;
 import io.iwarp4j.wire.TerminateMessage;
 import io.iwarp4j.wire.UntaggedHeader;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -44,6 +52,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -252,6 +261,84 @@ class HostileTerminateIT {
     assertUnchanged(target, "target region");
     assertUnchanged(recv, "receive buffers");
     assertUnchanged(otherPdRegion, "region of the other PD");
+  }
+
+  /**
+   * Row "a Write to an invalidated fast-register key" (DDP 1/1/0x00, RFC 5041 §7.2): the device
+   * fast-registers a buffer (REG_MR), the peer Writes into it (placed), ends the I/O with a Send
+   * with Invalidate naming the STag (the device's receive reports it, the region is INVALID),
+   * then Writes to the same STag again: the exact Terminate, the connection closed, and not one
+   * octet of the buffer changed by the last Write.
+   */
+  @Test
+  void terminateForAWriteToAnInvalidatedFastRegisterKey() throws Exception {
+    Row row = new Row("Write to an invalidated fast-register key", 1, 1, 0x00, true, true, false,
+        null, false, null);
+    ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(REGION, REGION);
+    memory.setBytes(0, filled(REGION, GUARD));
+    FastRegisterRegion fr = pd.allocateFastRegisterRegion(REGION);
+    int stag = fr.nextStag();
+    long address = memory.memoryAddress();
+    try (HostilePeer peer = new HostilePeer((InetSocketAddress) listener.localAddress())) {
+      peer.sendRequest();
+      ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
+      assertNotNull(request, "no connect request");
+      QueuePair qp = device.createQueuePair(pd,
+          QueuePairConfig.builder(cq, cq).maxSendWr(4).maxRecvWr(4).build());
+      qp.postRecv(new RecvWorkRequest(1).wrId(1).addSge(recv, 0, RECV_LEN));
+      qp.postRecv(new RecvWorkRequest(1).wrId(2).addSge(recv, RECV_LEN, RECV_LEN));
+      var accepted = request.accept(qp, io.iwarp4j.verbs.AcceptParams.builder()
+          .eventListener(events::add).build());
+      peer.readReply();
+      // A valid zero-length Write first: the device may send (and post sends) from then on.
+      peer.sendFpdu(tagged(TAGGED_LAST, rdmap(0), target.stag(), target.address(), new byte[0]));
+      accepted.get(T, TimeUnit.SECONDS);
+      qp.postSend(new SendWorkRequest(0).wrId(10).opcode(WorkRequestOpcode.REG_MR)
+          .flags(SendFlags.SIGNALED).fastRegister(fr, stag, memory, 0, REGION,
+              AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE));
+      WorkCompletion[] out = {new WorkCompletion()};
+      assertEquals(1, cq.await(out, T, TimeUnit.SECONDS), "REG_MR not completed");
+      assertEquals(WcOpcode.REG_MR, out[0].opcode(), out[0].toString());
+      assertTrue(out[0].isSuccess(), out[0].toString());
+
+      peer.sendFpdu(tagged(TAGGED_LAST, rdmap(0), stag, address + 8, PAYLOAD_16));
+      peer.sendFpdu(untagged(UNTAGGED_LAST, rdmap(4), stag, 0, 1, 0, PAYLOAD_16));
+      assertEquals(1, cq.await(out, T, TimeUnit.SECONDS), "Send with Invalidate not received");
+      assertEquals(1, out[0].wrId(), out[0].toString());
+      assertTrue(out[0].isSuccess() && out[0].hasInvalidatedStag(), out[0].toString());
+      assertEquals(stag, out[0].invalidatedStag());
+      assertFalse(fr.isValid());
+      byte[] placed = new byte[PAYLOAD_16.length];
+      memory.getBytes(8, placed);
+      assertArrayEquals(PAYLOAD_16, placed, "the Write while valid was placed");
+      byte[] before = new byte[REGION];
+      memory.getBytes(0, before);
+
+      byte[] ulpdu = tagged(TAGGED_LAST, rdmap(0), stag, address, filled(32, (byte) 0x11));
+      peer.sendFpdu(ulpdu);
+      byte[] term = peer.readFpdu();
+      assertNotNull(term, "the device closed without a Terminate");
+      assertTerminate(row, ulpdu, term);
+      assertTrue(peer.closedByDevice(), "the device sent more after its Terminate");
+
+      ConnectionEvent error = nextEvent();
+      while (error.type() != ConnectionEventType.ERROR) {
+        error = nextEvent();
+      }
+      assertEquals(new TerminateInfo(1, 1, 0x00, false), error.terminate());
+      assertEquals(1, cq.await(out, T, TimeUnit.SECONDS), "receive 2 not flushed");
+      assertEquals(2, out[0].wrId());
+      assertEquals(WcStatus.WR_FLUSH_ERR, out[0].status());
+      assertEquals(0, cq.poll(out), "a completion too many");
+      byte[] after = new byte[REGION];
+      memory.getBytes(0, after);
+      assertArrayEquals(before, after, "octets placed through the invalidated key");
+    } finally {
+      fr.close();
+      assertEquals(1, memory.refCnt(), "the registration kept its memory reference");
+      memory.release();
+    }
+    assertUnchanged(target, "target region");
   }
 
   /** Both posted receives complete exactly once: flushed, or charged with the error. */
