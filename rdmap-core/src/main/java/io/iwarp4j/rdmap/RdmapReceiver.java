@@ -113,15 +113,18 @@ final class RdmapReceiver implements DdpStreamListener {
 
   @Override
   public boolean acceptUntagged(int qn, long rsvdUlp, Ulpdu segment) {
-    if (DdpControl.isLast(DdpControl.get(segment))) {
+    int control = RdmapControl.controlOf(rsvdUlp);
+    int opcode = RdmapControl.opcode(control);
+    // The last segment's header is kept for a Terminate only a delivery can still send: a
+    // control message's (QN 1-3) or a failed invalidation's. A plain Send on QN 0 needs none.
+    if ((qn != OpcodeTable.SEND_QN || OpcodeTable.has(opcode, OpcodeTable.INVALIDATE_STAG))
+        && DdpControl.isLast(DdpControl.get(segment))) {
       lastMessage.capture(segment);
     }
-    int control = RdmapControl.controlOf(rsvdUlp);
     if (RdmapControl.version(control) != RdmapControl.VERSION) {
       reject(RdmapError.INVALID_VERSION, segment);
       return false;
     }
-    int opcode = RdmapControl.opcode(control);
     if (!belongsOn(opcode, qn)) {
       reject(RdmapError.UNEXPECTED_OPCODE, segment);
       return false;

@@ -197,7 +197,8 @@ public final class CompletionQueue implements AutoCloseable {
     if (state != 0) {
       return false;
     }
-    if (!ring.offer(completion)) {
+    // A release write: signal() fences once for the batch before it looks for waiters.
+    if (!ring.offerReleasing(completion)) {
       latchOverrun();
       return false;
     }
@@ -212,7 +213,10 @@ public final class CompletionQueue implements AutoCloseable {
    *     a notification armed for solicited completions only)
    */
   void signal(boolean solicitedOrError) {
-    // Publication was a volatile write; this volatile read pairs with a waiter's push.
+    // Publication was a release write; the fence orders it before these reads of what waiters
+    // and requestNotify wrote before they looked at the ring (a Dekker pairing: one side sees
+    // the other).
+    MpmcSlotRing.publishFence();
     if (waiters != null) {
       wakeWaiters();
     }
@@ -329,7 +333,7 @@ public final class CompletionQueue implements AutoCloseable {
         push(node);
       }
       try {
-        // Registering was a volatile write; a producer publishes with a volatile write and then
+        // Registering was a volatile write; a producer publishes, fences (signal) and then
         // reads the registrations. One of us sees the other, so a completion cannot slip past.
         if (!ring.mayHaveReady() && (state & CLOSED) == 0) {
           LockSupport.parkNanos(this, remaining);
@@ -468,11 +472,7 @@ public final class CompletionQueue implements AutoCloseable {
   }
 
   private int take(WorkCompletion[] out, int max) {
-    int n = 0;
-    while (n < max && ring.poll(out[n])) {
-      n++;
-    }
-    return n;
+    return ring.poll(out, max); // one claim for the whole run of ready completions
   }
 
   private static void checkOut(WorkCompletion[] out, int max) {

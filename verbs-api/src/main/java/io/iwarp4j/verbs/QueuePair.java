@@ -323,7 +323,15 @@ public final class QueuePair implements AutoCloseable {
       throw new IllegalStateException(refusal("postRecv", s, "the queue pair is gone"));
     }
     wr.validate(caps.maxRecvSge());
-    rq.post(wr);
+    QpLoop l = loop;
+    if (l != null && (s == QpState.RTR || s == QpState.RTS) && l.inEventLoop()) {
+      // Reposting from this queue pair's own loop (a completion listener): straight into the
+      // table and handed over now, no ring slot and no wake-up task.
+      rq.postOnLoop(wr);
+      receiver.handReceives();
+    } else {
+      rq.post(wr);
+    }
   }
 
   String refusal(String what, QpState s, String why) {

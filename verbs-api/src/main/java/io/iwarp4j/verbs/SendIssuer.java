@@ -74,6 +74,25 @@ final class SendIssuer {
   private void issueBatch() {
     EndpointPort ep = qp.endpoint();
     int issued = 0;
+    try {
+      issued = issueAll(ep);
+    } finally {
+      sendPins.releaseHeld(); // before the flush, which may run application code
+    }
+    if (issued > 0 && qp.state() == QpState.RTS) {
+      try {
+        ep.flush();
+      } catch (RuntimeException ex) {
+        log.warn("queue pair {}: flushing the RDMAP endpoint failed", number, ex);
+        teardown.enterError(sq.inFlight(), -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
+            "flushing failed: " + ex, true);
+      }
+    }
+  }
+
+  /** Issues work requests in order while they may go; returns how many were issued. */
+  private int issueAll(EndpointPort ep) {
+    int issued = 0;
     while (qp.state() == QpState.RTS && sq.hasUnissued()) {
       if (!ep.canSend() || !ep.isWritable()) {
         break; // writabilityChanged() resumes
@@ -89,19 +108,11 @@ final class SendIssuer {
         break; // ORD reached; a Read completing resumes
       }
       if (!issue(ep, e, sq.nextSequence(), read)) {
-        return;
+        return 0; // ERROR: nothing to flush
       }
       issued++;
     }
-    if (issued > 0 && qp.state() == QpState.RTS) {
-      try {
-        ep.flush();
-      } catch (RuntimeException ex) {
-        log.warn("queue pair {}: flushing the RDMAP endpoint failed", number, ex);
-        teardown.enterError(sq.inFlight(), -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
-            "flushing failed: " + ex, true);
-      }
-    }
+    return issued;
   }
 
   /** Checks and issues one work request; false when that moved the queue pair to ERROR. */
@@ -191,6 +202,9 @@ final class SendIssuer {
    * a local operation, and the queue pair goes to ERROR.
    */
   private boolean issueLocal(long seq, SendWorkRequest wr) {
+    // LOCAL_INV waits for the region's pins: the batch's held pin (maybe on that very region)
+    // must not make it wait for this loop.
+    sendPins.releaseHeld();
     String failure = memoryOps.execute(wr);
     // The slot keeps no reference to the region or the buffer once it ran (it may wait long to
     // be reused, and a queue pair after reset() references no memory).
@@ -217,12 +231,14 @@ final class SendIssuer {
 
   /** A local protection error found before issuing: the QP goes to ERROR (LOC_PROT_ERR). */
   private boolean refuse(long seq, SendWorkRequest wr, String why) {
+    sendPins.releaseHeld(); // entering ERROR runs listeners, which may deregister the region
     teardown.enterError(seq, -1, WcStatus.LOC_PROT_ERR, 0, TEARDOWN_ABORT, null, wr.opcode()
         + " wrId " + wr.wrId() + why, true);
     return false;
   }
 
   private boolean refusedByEndpoint(long seq, SendWorkRequest wr, RuntimeException ex) {
+    sendPins.releaseHeld();
     log.warn("queue pair {}: the RDMAP endpoint refused {} wrId {}", number, wr.opcode(),
         wr.wrId(), ex);
     teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,

@@ -185,11 +185,17 @@ final class FakeEndpoint implements EndpointPort {
     }
   }
 
+  /** When not null, run after each work request is recorded (inside the issuing call). */
+  Runnable afterIssue;
+
   private void record(char kind, long token, long length) {
     kinds[issued] = kind;
     tokens[issued] = token;
     lengths[issued] = length;
     issued++;
+    if (afterIssue != null) {
+      afterIssue.run();
+    }
   }
 
   @Override

@@ -46,6 +46,7 @@ public abstract class WorkQueue<W, E> {
   private final Object[] table;
   private final int mask;
   private final MpscSlotRing.Taker<E> take = this::take;
+  private final Supplier<? extends E> entryFactory;
 
   // Event loop only.
   private long head;
@@ -66,6 +67,7 @@ public abstract class WorkQueue<W, E> {
     this.kind = kind;
     this.depth = depth;
     this.copy = copy;
+    this.entryFactory = entryFactory;
     this.ring = new MpscSlotRing<>(depth, entryFactory, wakeUp);
     int size = Integer.highestOneBit(depth);
     if (size < depth) {
@@ -101,15 +103,7 @@ public abstract class WorkQueue<W, E> {
    * @throws WorkQueueFullException when {@code depth} work requests are outstanding
    */
   public final void post(W wr) {
-    for (;;) {
-      int n = posted.get();
-      if (n >= depth) {
-        throw new WorkQueueFullException(kind + " queue", depth);
-      }
-      if (posted.compareAndSet(n, n + 1)) {
-        break;
-      }
-    }
+    takeCredit();
     boolean done = false;
     try {
       done = ring.offer(wr, copy);
@@ -121,6 +115,18 @@ public abstract class WorkQueue<W, E> {
     if (!done) {
       // Cannot happen: a credit guarantees a free ring slot.
       throw new IllegalStateException(kind + " ring full although a credit was free");
+    }
+  }
+
+  private void takeCredit() {
+    for (;;) {
+      int n = posted.get();
+      if (n >= depth) {
+        throw new WorkQueueFullException(kind + " queue", depth);
+      }
+      if (posted.compareAndSet(n, n + 1)) {
+        return;
+      }
     }
   }
 
@@ -138,6 +144,39 @@ public abstract class WorkQueue<W, E> {
   /** Moves what posters published into the table, in posting order. */
   public final int drain() {
     return ring.drainTaking(take);
+  }
+
+  /**
+   * Posts from the event loop that drains this queue, without the ring: takes a credit, moves
+   * what other threads published into the table first (their posts returned before this one
+   * began, so they come first), then copies {@code wr} straight into the table entry of the
+   * next sequence number. No ring slot, no publication, no wake-up: the loop posting to itself
+   * (an application reposting a receive from its completion listener) needs none of them.
+   *
+   * @param wr the work request, copied
+   * @throws WorkQueueFullException when {@code depth} work requests are outstanding
+   */
+  public final void postOnLoop(W wr) {
+    takeCredit();
+    drain();
+    int i = (int) tail & mask;
+    @SuppressWarnings("unchecked")
+    E entry = (E) table[i]; // retired or never made: the credit leaves fewer than depth live
+    boolean done = false;
+    try {
+      if (entry == null) {
+        entry = entryFactory.get();
+        table[i] = entry;
+      }
+      copy.accept(wr, entry);
+      load(entry);
+      tail++;
+      done = true;
+    } finally {
+      if (!done) {
+        posted.decrementAndGet();
+      }
+    }
   }
 
   /**

@@ -32,13 +32,15 @@ import java.util.function.Supplier;
  * for a later value must not turn into an overflow because of an earlier one still being
  * copied.
  *
- * <p>Memory ordering: a slot's sequence is read with acquire and written with release (the
- * producer's publication with a volatile write), so the producer's copy-in happens-before the
- * consumer's copy-out, and the consumer's copy-out happens-before the next producer's copy-in
- * of that slot. The CASes only decide who owns a position. Because publication is a volatile
- * write, a producer that then does a volatile read, and a waiter that does a volatile write
- * before {@link #mayHaveReady()}, cannot both miss each other: callers build blocking waits on
- * that (see {@code CompletionQueue}).
+ * <p>Memory ordering: a slot's sequence is read with acquire and written with release, so the
+ * producer's copy-in happens-before the consumer's copy-out, and the consumer's copy-out
+ * happens-before the next producer's copy-in of that slot. The CASes only decide who owns a
+ * position. {@link #offer} publishes with a volatile write, so a producer that then does a
+ * volatile read, and a waiter that does a volatile write before {@link #mayHaveReady()}, cannot
+ * both miss each other: callers build blocking waits on that (see {@code CompletionQueue}).
+ * {@link #offerReleasing} publishes with a release write only, which costs no store-load fence
+ * per value; a producer that adds a batch that way must call {@link #publishFence()} once after
+ * it and before it reads what waiters wrote.
  *
  * <p>Progress: a producer or consumer stalled between its CAS and its sequence write holds up
  * that one slot: consumers see the ring as empty at an unpublished slot even when later values
@@ -127,23 +129,61 @@ public final class MpmcSlotRing<T> {
    * @return true when stored, false when the ring was full
    */
   public boolean offer(T value) {
+    long pos = claimProducer();
+    if (pos < 0) {
+      return false;
+    }
+    Slot<T> slot = slots[index(pos)];
+    copier.accept(value, slot.item);
+    SEQ.setVolatile(slot, 2 * pos + 1);
+    return true;
+  }
+
+  /**
+   * As {@link #offer}, but publishes with a release write: the value is ready for consumers,
+   * but the store-load fence a waiter protocol needs is left to one {@link #publishFence()}
+   * after a batch of these. Safe from any number of threads.
+   *
+   * @param value the value to copy; the ring keeps no reference to it
+   * @return true when stored, false when the ring was full
+   */
+  public boolean offerReleasing(T value) {
+    long pos = claimProducer();
+    if (pos < 0) {
+      return false;
+    }
+    Slot<T> slot = slots[index(pos)];
+    copier.accept(value, slot.item);
+    SEQ.setRelease(slot, 2 * pos + 1);
+    return true;
+  }
+
+  /**
+   * A full fence: after values added by {@link #offerReleasing}, it orders their publication
+   * before the caller's next reads (of the waiters a consumer registered before it called
+   * {@link #mayHaveReady()}), as {@link #offer}'s volatile write does for one value.
+   */
+  public static void publishFence() {
+    VarHandle.fullFence();
+  }
+
+  /** Claims the next enqueue position once its slot is free; -1 when the ring is full. */
+  private long claimProducer() {
     long pos = enqueuePos.getOpaque();
-    Slot<T> slot;
     int waits = 0;
     for (;;) {
-      slot = slots[index(pos)];
-      long dif = (long) SEQ.getAcquire(slot) - 2 * pos;
+      long dif = (long) SEQ.getAcquire(slots[index(pos)]) - 2 * pos;
       if (dif == 0) {
         long witness = enqueuePos.compareAndExchange(pos, pos + 1);
         if (witness == pos) {
-          break;
+          return pos;
         }
         pos = witness;
       } else if (dif < 0) {
         // The slot still holds position pos - capacity. Full, unless a consumer has taken it
         // and is copying it out right now.
         if (dequeuePos.getVolatile() <= pos - capacity) {
-          return false;
+          return -1;
         }
         backOff(waits++);
         pos = enqueuePos.getOpaque();
@@ -151,9 +191,6 @@ public final class MpmcSlotRing<T> {
         pos = enqueuePos.getOpaque(); // another producer took this position
       }
     }
-    copier.accept(value, slot.item);
-    SEQ.setVolatile(slot, 2 * pos + 1);
-    return true;
   }
 
   /**
@@ -184,6 +221,58 @@ public final class MpmcSlotRing<T> {
     copier.accept(slot.item, destination);
     SEQ.setRelease(slot, 2 * (pos + capacity));
     return true;
+  }
+
+  /**
+   * Copies up to {@code max} of the oldest values into {@code out[0]} to {@code out[n - 1]}
+   * and frees their slots, claiming them all with one CAS. The run claimed is the published
+   * values from the dequeue position on, up to the first not yet published: no producer can
+   * reuse their slots before this consumer releases them, and no other consumer can claim them
+   * without moving the dequeue position, which makes this CAS fail and the run be looked at
+   * again. Safe from any number of threads.
+   *
+   * @param out where the values are copied; the first {@code max} elements must not be null
+   * @param max the most values to take, at most {@code out.length}
+   * @return the number taken, 0 when none was ready
+   */
+  public int poll(T[] out, int max) {
+    long pos = dequeuePos.getOpaque();
+    int n;
+    for (;;) {
+      n = 0;
+      int i = index(pos);
+      boolean stale = false;
+      while (n < max) {
+        long dif = (long) SEQ.getAcquire(slots[i]) - (2 * (pos + n) + 1);
+        if (dif != 0) {
+          // Below: not published yet. Above: another consumer took it, so pos is stale.
+          stale = dif > 0 && n == 0;
+          break;
+        }
+        n++;
+        i = i + 1 == capacity ? 0 : i + 1;
+      }
+      if (stale) {
+        pos = dequeuePos.getOpaque();
+        continue;
+      }
+      if (n == 0) {
+        return 0;
+      }
+      long witness = dequeuePos.compareAndExchange(pos, pos + n);
+      if (witness == pos) {
+        break;
+      }
+      pos = witness;
+    }
+    int i = index(pos);
+    for (int k = 0; k < n; k++) {
+      Slot<T> slot = slots[i];
+      copier.accept(slot.item, out[k]);
+      SEQ.setRelease(slot, 2 * (pos + k + capacity));
+      i = i + 1 == capacity ? 0 : i + 1;
+    }
+    return n;
   }
 
   /**

@@ -98,4 +98,130 @@ class MpmcSlotRingTest {
     assertTrue(ring.poll(out));
     assertEquals(3, out.value);
   }
+  @Test
+  void batchPollTakesTheReadyRunInOrderUpToMaxAcrossTheWrap() {
+    MpmcSlotRing<Cell> ring = ring(5); // not a power of two: the index wraps by hand
+    Cell[] out = {new Cell(), new Cell(), new Cell(), new Cell(), new Cell(), new Cell()};
+    long next = 0;
+    long expected = 0;
+    for (int lap = 0; lap < 7; lap++) {
+      int offered = 1 + lap % 5;
+      for (int i = 0; i < offered; i++) {
+        assertTrue(lap % 2 == 0 ? ring.offer(cell(next++)) : ring.offerReleasing(cell(next++)));
+      }
+      int max = 1 + lap % 3;
+      int taken = 0;
+      int n;
+      while ((n = ring.poll(out, max)) > 0) {
+        assertTrue(n <= max, "took " + n + " with max " + max);
+        for (int k = 0; k < n; k++) {
+          assertEquals(expected++, out[k].value);
+        }
+        taken += n;
+      }
+      assertEquals(offered, taken);
+      assertEquals(0, ring.size());
+      assertFalse(ring.mayHaveReady());
+    }
+    assertEquals(0, ring.poll(out, out.length));
+  }
+
+  @Test
+  void batchPollStopsAtAValueNotYetPublished() throws Exception {
+    // The producer of the second value is held inside its copy-in: a batch poll takes the first
+    // value only and leaves the claimed-but-unpublished one for later.
+    CountDownLatch inCopy = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    MpmcSlotRing<Cell> ring = new MpmcSlotRing<>(4, Cell::new, (from, to) -> {
+      if (from.value == 2) {
+        inCopy.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      to.value = from.value;
+    });
+    assertTrue(ring.offer(cell(1)));
+    Thread producer = new Thread(() -> ring.offer(cell(2)));
+    producer.start();
+    assertTrue(inCopy.await(20, TimeUnit.SECONDS));
+    Cell[] out = {new Cell(), new Cell(), new Cell()};
+    assertEquals(1, ring.poll(out, 3));
+    assertEquals(1, out[0].value);
+    assertEquals(0, ring.poll(out, 3));
+    release.countDown();
+    producer.join();
+    assertEquals(1, ring.poll(out, 3));
+    assertEquals(2, out[0].value);
+  }
+
+  @Test
+  void batchConsumersAndProducersTakeEveryValueExactlyOnce() throws Exception {
+    // Two producers and two consumers, one polling in batches and one by one, on a small ring
+    // that wraps thousands of times: every value is taken once, each producer's in order.
+    int perProducer = 50_000;
+    MpmcSlotRing<Cell> ring = ring(7);
+    java.util.concurrent.atomic.AtomicIntegerArray seen =
+        new java.util.concurrent.atomic.AtomicIntegerArray(2 * perProducer);
+    java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread[] threads = new Thread[4];
+    for (int p = 0; p < 2; p++) {
+      int id = p;
+      threads[p] = new Thread(() -> {
+        for (int i = 0; i < perProducer && failure.get() == null; i++) {
+          Cell c = cell(id * (long) perProducer + i);
+          boolean releasing = (i & 1) == 0;
+          while (!(releasing ? ring.offerReleasing(c) : ring.offer(c))) {
+            Thread.yield(); // full: let a consumer run (the machine may have fewer cores)
+          }
+        }
+      });
+    }
+    for (int q = 0; q < 2; q++) {
+      boolean batch = q == 0;
+      threads[2 + q] = new Thread(() -> {
+        Cell[] out = {new Cell(), new Cell(), new Cell(), new Cell(), new Cell()};
+        long[] last = {-1, -1};
+        try {
+          while (taken.get() < 2L * perProducer && failure.get() == null) {
+            int n = batch ? ring.poll(out, out.length) : ring.poll(out[0]) ? 1 : 0;
+            if (n == 0) {
+              Thread.yield(); // empty: let a producer run
+            }
+            for (int k = 0; k < n; k++) {
+              int v = (int) out[k].value;
+              if (seen.getAndIncrement(v) != 0) {
+                throw new AssertionError("value " + v + " taken twice");
+              }
+              int producer = v / perProducer;
+              if (v <= last[producer]) {
+                throw new AssertionError("producer " + producer + "'s " + v + " after "
+                    + last[producer]);
+              }
+              last[producer] = v;
+            }
+            taken.addAndGet(n);
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      });
+    }
+    for (Thread t : threads) {
+      t.setDaemon(true);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    if (failure.get() != null) {
+      throw new AssertionError(failure.get());
+    }
+    for (int v = 0; v < 2 * perProducer; v++) {
+      assertEquals(1, seen.get(v), "value " + v);
+    }
+  }
 }
