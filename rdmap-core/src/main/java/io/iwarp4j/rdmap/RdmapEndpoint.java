@@ -446,10 +446,15 @@ public final class RdmapEndpoint {
    * @param compareMask Compare Mask (CmpSwap; ignored for FetchAdd, sent as all ones)
    * @param resultStag where the original value goes
    * @param resultTo the tagged offset of its 8 octets
+   * <p>The result range must be 8 octets of a LOCAL_WRITE region of this stream's Protection
+   * Domain: the caller checks that before it issues (the verbs layer does), and this does not
+   * check it again. The range is checked, and the region pinned, when the Atomic Response
+   * writes it; a result buffer that is no longer valid then (deregistered since, or never valid)
+   * is a local protection error ({@link RdmapEndpointListener#onLocalProtectionError}) and an
+   * RDMAP Local Catastrophic Terminate, and nothing is written.
+   *
    * @throws IllegalStateException when RFC 7306 is not enabled, ORD Reads and Atomics are
    *     outstanding, or the stream cannot send
-   * @throws IllegalArgumentException when the result range is not 8 octets of a LOCAL_WRITE
-   *     region of this stream's Protection Domain (nothing is sent)
    */
   public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
       long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,

@@ -138,12 +138,8 @@ final class RdmapRequester {
       throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads and Atomics are"
           + " outstanding: wait for one to complete (canIssueRead())");
     }
-    StagCheck result = stags.check(resultStag, resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd);
-    if (result != StagCheck.OK) {
-      throw new IllegalArgumentException("Atomic result STag 0x" + Integer.toHexString(resultStag)
-          + " TO 0x" + Long.toHexString(resultTo) + ": " + result
-          + " (it must be 8 octets of a LOCAL_WRITE region of this stream's Protection Domain)");
-    }
+    // The result buffer is the caller's to check (verbs: SendIssuer.resultRegion); it is
+    // checked again, and pinned, where it is written (atomicResponseDelivered).
     boolean fetchAdd = op == AtomicOpcode.FETCH_ADD;
     int requestId = nextAtomicRequestId++;
     atomicRequestHeader.clear();
@@ -198,7 +194,11 @@ final class RdmapRequester {
     int resultStag = reads.oldestSinkStag();
     long resultTo = reads.oldestSinkTo();
     io.iwarp4j.ddp.mem.MemoryRegion region = stags.lookup(resultStag);
-    if (region == null || !region.tryPin()) {
+    // The one check of the result range in this layer, where the memory is written: the region
+    // may have been deregistered (or its STag reused) since the Atomic was issued.
+    if (region == null
+        || region.check(resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd) != StagCheck.OK
+        || !region.tryPin()) {
       localSinkGone();
       return;
     }
