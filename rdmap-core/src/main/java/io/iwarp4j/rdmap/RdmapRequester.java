@@ -1,7 +1,7 @@
 package io.iwarp4j.rdmap;
 
 import io.iwarp4j.ddp.DdpStream;
-import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagCheck;
@@ -72,7 +72,7 @@ final class RdmapRequester {
   }
 
   /** See {@link RdmapEndpoint#write}; the stream may issue (checked by the caller). */
-  void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+  void write(long token, int remoteStag, long remoteTo, Gather payload) {
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
     counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
     operations.addTransmit(token, tx.assignSeq());
@@ -97,7 +97,7 @@ final class RdmapRequester {
   }
 
   /** See {@link RdmapEndpoint#send}; the stream may issue (checked by the caller). */
-  void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+  void send(long token, RdmapOpcode opcode, int invalidateStag, Gather payload) {
     Objects.requireNonNull(opcode, "opcode");
     if (opcode.queueNumber() != RdmapOpcode.SEND.queueNumber() || opcode.code() > 0x6) {
       throw new IllegalArgumentException(opcode + " is not one of the four Send opcodes");
@@ -116,7 +116,7 @@ final class RdmapRequester {
   }
 
   /** See {@link RdmapEndpoint#writeWithImmediate}; the stream may issue (checked by the caller). */
-  void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+  void writeWithImmediate(long token, int remoteStag, long remoteTo, Gather payload,
       boolean solicited, long data) {
     check7306("RDMA Write with Immediate");
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
