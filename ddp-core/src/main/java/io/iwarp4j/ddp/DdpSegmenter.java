@@ -50,7 +50,7 @@ public final class DdpSegmenter {
   private final boolean[] queueUsed = new boolean[QUEUE_COUNT];
 
   // Cursor over the gather list of the message being cut; fields, so cutting allocates nothing.
-  private GatherList source;
+  private Gather source;
   private int entry;
   private int entryOffset;
   /** Whether the header being written went straight into the writer (see {@link #header}). */
@@ -120,7 +120,7 @@ public final class DdpSegmenter {
    *     longer, or TO + length passes 2^64
    * @throws IllegalStateException if MULPDU leaves no room for payload
    */
-  public void sendTagged(int rsvdUlp, int stag, long to, GatherList payload) {
+  public void sendTagged(int rsvdUlp, int stag, long to, Gather payload) {
     if ((rsvdUlp & ~0xFF) != 0) {
       throw new IllegalArgumentException("tagged RsvdULP is one octet, got " + rsvdUlp);
     }
@@ -167,7 +167,7 @@ public final class DdpSegmenter {
    *     payload) is 2^32 octets or longer
    * @throws IllegalStateException if MULPDU cannot hold the header(s)
    */
-  public int sendUntagged(long rsvdUlp40, int qn, ByteBuf rdmapHeader, GatherList payload) {
+  public int sendUntagged(long rsvdUlp40, int qn, ByteBuf rdmapHeader, Gather payload) {
     if ((rsvdUlp40 & ~UntaggedHeader.RSVD_ULP_MAX) != 0) {
       throw new IllegalArgumentException(
           "untagged RsvdULP is 40 bits, got 0x" + Long.toHexString(rsvdUlp40));
@@ -239,7 +239,7 @@ public final class DdpSegmenter {
   }
 
   /** Validates the gather list up front and returns its length. */
-  private static long checkPayload(GatherList payload, int rdmapLength) {
+  private static long checkPayload(Gather payload, int rdmapLength) {
     long total = payload == null ? 0 : payload.totalLength();
     if (rdmapLength + total > MAX_MESSAGE_LENGTH) {
       throw new IllegalArgumentException("message length " + (rdmapLength + total)
@@ -271,7 +271,7 @@ public final class DdpSegmenter {
         + " in the middle of a message; no room after a " + headerLength + "-octet header");
   }
 
-  private void startCursor(GatherList payload) {
+  private void startCursor(Gather payload) {
     source = payload;
     entry = 0;
     entryOffset = 0;

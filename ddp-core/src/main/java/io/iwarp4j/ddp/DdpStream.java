@@ -443,7 +443,7 @@ public final class DdpStream implements UlpduListener {
    * @throws IllegalStateException when this end may not send (yet, or any more), or off the event
    *     loop
    */
-  public void sendTagged(int rsvdUlp, int stag, long to, GatherList payload) {
+  public void sendTagged(int rsvdUlp, int stag, long to, Gather payload) {
     checkCanSend();
     segmenter.sendTagged(rsvdUlp, stag, to, payload);
   }
@@ -460,7 +460,7 @@ public final class DdpStream implements UlpduListener {
    * @throws IllegalStateException when this end may not send (yet, or any more), or off the event
    *     loop
    */
-  public int sendUntagged(long rsvdUlp40, int qn, ByteBuf rdmapHeader, GatherList payload) {
+  public int sendUntagged(long rsvdUlp40, int qn, ByteBuf rdmapHeader, Gather payload) {
     checkCanSend();
     return segmenter.sendUntagged(rsvdUlp40, qn, rdmapHeader, payload);
   }

@@ -5,15 +5,16 @@ import java.util.Arrays;
 
 /**
  * An ordered list of (buffer, index, length) regions, like a verbs scatter/gather list: the
- * payload of one outgoing DDP message ({@link DdpSegmenter}), or the regions of one posted
- * receive buffer, filled in order ({@link UntaggedReceiveQueue#post(GatherList, long)}).
+ * {@link Gather} of one outgoing DDP message for DDP's own callers ({@link DdpSegmenter}), or the
+ * regions of one posted receive buffer, filled in order
+ * ({@link UntaggedReceiveQueue#post(GatherList, long)}).
  *
  * <p>The list does not own its buffers: it neither retains nor releases them, and the caller keeps
  * them alive until the send that reads the list returns (the send takes its own references).
  * {@link #clear()} keeps the arrays, so a list reused for every send allocates nothing once it has
  * grown to the largest entry count seen. Not thread-safe.
  */
-public final class GatherList {
+public final class GatherList extends Gather {
   private ByteBuf[] buffers;
   private int[] indexes;
   private int[] lengths;
@@ -95,6 +96,7 @@ public final class GatherList {
    *
    * @return number of entries
    */
+  @Override
   public int size() {
     return size;
   }
@@ -104,6 +106,7 @@ public final class GatherList {
    *
    * @return the sum of the entries' lengths: the message length this list contributes
    */
+  @Override
   public long totalLength() {
     return totalLength;
   }
@@ -114,6 +117,7 @@ public final class GatherList {
    * @param i the piece index, from 0
    * @return the buffer of entry {@code i}
    */
+  @Override
   public ByteBuf buffer(int i) {
     checkEntry(i);
     return buffers[i];
@@ -125,6 +129,7 @@ public final class GatherList {
    * @param i the piece index, from 0
    * @return the absolute start index of entry {@code i} in its buffer
    */
+  @Override
   public int index(int i) {
     checkEntry(i);
     return indexes[i];
@@ -136,6 +141,7 @@ public final class GatherList {
    * @param i the piece index, from 0
    * @return the length of entry {@code i}
    */
+  @Override
   public int length(int i) {
     checkEntry(i);
     return lengths[i];

@@ -2,7 +2,7 @@ package io.iwarp4j.rdmap;
 
 import io.iwarp4j.ddp.DdpStream;
 import io.iwarp4j.ddp.DdpStreamListener;
-import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.ddp.UntaggedReceiveQueue;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.wire.AtomicOpcode;
@@ -344,7 +344,7 @@ public final class RdmapEndpoint {
    * @throws IllegalArgumentException for a message of 2^32 octets or more, or a TO range that
    *     wraps 2^64 (nothing is sent)
    */
-  public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+  public void write(long token, int remoteStag, long remoteTo, Gather payload) {
     checkIssue("write");
     requester.write(token, remoteStag, remoteTo, payload);
   }
@@ -386,7 +386,7 @@ public final class RdmapEndpoint {
    *     one, or a message of 2^32 octets or more (nothing is sent)
    * @throws IllegalStateException when the stream is closing or ended, or may not send yet
    */
-  public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+  public void send(long token, RdmapOpcode opcode, int invalidateStag, Gather payload) {
     checkIssue("send");
     requester.send(token, opcode, invalidateStag, payload);
   }
@@ -422,7 +422,7 @@ public final class RdmapEndpoint {
    * @throws IllegalStateException when RFC 7306 is not enabled, or the stream cannot send
    * @throws IllegalArgumentException as {@link #write} (nothing is sent)
    */
-  public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+  public void writeWithImmediate(long token, int remoteStag, long remoteTo, Gather payload,
       boolean solicited, long data) {
     checkIssue("write with immediate");
     requester.writeWithImmediate(token, remoteStag, remoteTo, payload, solicited, data);
@@ -446,10 +446,15 @@ public final class RdmapEndpoint {
    * @param compareMask Compare Mask (CmpSwap; ignored for FetchAdd, sent as all ones)
    * @param resultStag where the original value goes
    * @param resultTo the tagged offset of its 8 octets
+   * <p>The result range must be 8 octets of a LOCAL_WRITE region of this stream's Protection
+   * Domain: the caller checks that before it issues (the verbs layer does), and this does not
+   * check it again. The range is checked, and the region pinned, when the Atomic Response
+   * writes it; a result buffer that is no longer valid then (deregistered since, or never valid)
+   * is a local protection error ({@link RdmapEndpointListener#onLocalProtectionError}) and an
+   * RDMAP Local Catastrophic Terminate, and nothing is written.
+   *
    * @throws IllegalStateException when RFC 7306 is not enabled, ORD Reads and Atomics are
    *     outstanding, or the stream cannot send
-   * @throws IllegalArgumentException when the result range is not 8 octets of a LOCAL_WRITE
-   *     region of this stream's Protection Domain (nothing is sent)
    */
   public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
       long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,

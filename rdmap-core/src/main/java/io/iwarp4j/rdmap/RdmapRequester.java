@@ -1,7 +1,7 @@
 package io.iwarp4j.rdmap;
 
 import io.iwarp4j.ddp.DdpStream;
-import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.ProtectionDomain;
 import io.iwarp4j.ddp.mem.StagCheck;
@@ -72,7 +72,7 @@ final class RdmapRequester {
   }
 
   /** See {@link RdmapEndpoint#write}; the stream may issue (checked by the caller). */
-  void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+  void write(long token, int remoteStag, long remoteTo, Gather payload) {
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
     counters.sent(RdmapOpcode.RDMA_WRITE, payload == null ? 0 : payload.totalLength());
     operations.addTransmit(token, tx.assignSeq());
@@ -97,7 +97,7 @@ final class RdmapRequester {
   }
 
   /** See {@link RdmapEndpoint#send}; the stream may issue (checked by the caller). */
-  void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+  void send(long token, RdmapOpcode opcode, int invalidateStag, Gather payload) {
     Objects.requireNonNull(opcode, "opcode");
     if (opcode.queueNumber() != RdmapOpcode.SEND.queueNumber() || opcode.code() > 0x6) {
       throw new IllegalArgumentException(opcode + " is not one of the four Send opcodes");
@@ -116,7 +116,7 @@ final class RdmapRequester {
   }
 
   /** See {@link RdmapEndpoint#writeWithImmediate}; the stream may issue (checked by the caller). */
-  void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+  void writeWithImmediate(long token, int remoteStag, long remoteTo, Gather payload,
       boolean solicited, long data) {
     check7306("RDMA Write with Immediate");
     stream.sendTagged(WRITE_CONTROL, remoteStag, remoteTo, payload);
@@ -138,12 +138,8 @@ final class RdmapRequester {
       throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads and Atomics are"
           + " outstanding: wait for one to complete (canIssueRead())");
     }
-    StagCheck result = stags.check(resultStag, resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd);
-    if (result != StagCheck.OK) {
-      throw new IllegalArgumentException("Atomic result STag 0x" + Integer.toHexString(resultStag)
-          + " TO 0x" + Long.toHexString(resultTo) + ": " + result
-          + " (it must be 8 octets of a LOCAL_WRITE region of this stream's Protection Domain)");
-    }
+    // The result buffer is the caller's to check (verbs: SendIssuer.resultRegion); it is
+    // checked again, and pinned, where it is written (atomicResponseDelivered).
     boolean fetchAdd = op == AtomicOpcode.FETCH_ADD;
     int requestId = nextAtomicRequestId++;
     atomicRequestHeader.clear();
@@ -198,7 +194,11 @@ final class RdmapRequester {
     int resultStag = reads.oldestSinkStag();
     long resultTo = reads.oldestSinkTo();
     io.iwarp4j.ddp.mem.MemoryRegion region = stags.lookup(resultStag);
-    if (region == null || !region.tryPin()) {
+    // The one check of the result range in this layer, where the memory is written: the region
+    // may have been deregistered (or its STag reused) since the Atomic was issued.
+    if (region == null
+        || region.check(resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd) != StagCheck.OK
+        || !region.tryPin()) {
       localSinkGone();
       return;
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.MemoryRegion;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Disconnected;
 import io.iwarp4j.rdmap.RecordingEndpointListener.LocalProtectionError;
@@ -13,8 +14,11 @@ import io.iwarp4j.rdmap.RecordingEndpointListener.ReadComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.Receive;
 import io.iwarp4j.rdmap.RecordingEndpointListener.SendComplete;
 import io.iwarp4j.rdmap.RecordingEndpointListener.TerminateSent;
+import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -155,5 +159,67 @@ class RdmapMemoryTest {
       assertEquals(List.of(new LocalProtectionError(1, false), new TerminateSent(0, 0, 0)),
           p.a.events.events);
     }
+  }
+
+  /**
+   * RDMAP checks an Atomic's result buffer once, where it writes it (when the Atomic Response
+   * arrives), with the region pinned: a result region deregistered between issue and response
+   * is a local protection error charged to the Atomic with an RDMAP Local Catastrophic
+   * Terminate, and its memory (here a buffer the caller still holds) is not written.
+   */
+  @Test
+  void anAtomicWhoseResultBufferIsGoneIsALocalProtectionErrorWhenItsResponseArrives() {
+    long seed = 56;
+    ByteBuf memory = Unpooled.directBuffer(64, 64).writeBytes(filled(64, 0xEE));
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion result = p.a.pd.register(memory, AccessFlags.LOCAL_WRITE);
+      MemoryRegion target = mem.allocate(p.b.pd, 64,
+          AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_ATOMIC);
+      target.putLong(8, 41);
+      p.start();
+      p.a.endpoint.atomic(1, AtomicOpcode.FETCH_ADD, target.stag(), target.baseTo() + 8, 1, 0,
+          0, 0, result.stag(), result.baseTo() + 16);
+      p.a.endpoint.flush();
+      result.close();
+      p.shuttle();
+      assertEquals(42, target.getLong(8), "the peer performed the Atomic");
+      assertEquals(List.of(new LocalProtectionError(1, false), new TerminateSent(0, 0, 0)),
+          p.a.events.events);
+      assertArrayEquals(filled(64, 0xEE), ByteBufUtil.getBytes(memory, 0, 64),
+          "nothing written into the deregistered result buffer");
+    } finally {
+      memory.release();
+    }
+  }
+
+  /**
+   * A result range RDMAP was handed outside its region (the caller's precondition, unchecked at
+   * issue) is found by the same check when the response arrives: a local protection error, not
+   * an exception out of the receive path, and no octet written.
+   */
+  @Test
+  void anAtomicWhoseResultRangeLeavesItsRegionIsALocalProtectionErrorWhenItsResponseArrives() {
+    long seed = 57;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion result = mem.allocate(p.a.pd, 64, Regions.ALL);
+      mem.fill(result, 0, 64);
+      byte[] before = Regions.read(result, 0, 64);
+      MemoryRegion target = mem.allocate(p.b.pd, 64,
+          AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_ATOMIC);
+      p.start();
+      p.a.endpoint.atomic(1, AtomicOpcode.FETCH_ADD, target.stag(), target.baseTo() + 8, 1, 0,
+          0, 0, result.stag(), result.baseTo() + 60);
+      p.a.endpoint.flush();
+      p.shuttle();
+      assertEquals(List.of(new LocalProtectionError(1, false), new TerminateSent(0, 0, 0)),
+          p.a.events.events);
+      assertArrayEquals(before, Regions.read(result, 0, 64), "no octet written");
+    }
+  }
+
+  private static byte[] filled(int n, int value) {
+    byte[] b = new byte[n];
+    java.util.Arrays.fill(b, (byte) value);
+    return b;
   }
 }

@@ -2,7 +2,6 @@ package io.iwarp4j.verbs;
 
 import static io.iwarp4j.verbs.QpTeardown.TEARDOWN_ABORT;
 
-import io.iwarp4j.ddp.GatherList;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.verbs.engine.EndpointPort;
@@ -31,7 +30,6 @@ final class SendIssuer {
   private final boolean signalAll;
   private final QpCompletions completions;
   private final QpTeardown teardown;
-  private final GatherList gather;
   private final SgePins sendPins;
   private final LocalMemoryOperations memoryOps;
   private boolean issuing;
@@ -49,7 +47,6 @@ final class SendIssuer {
     this.completions = completions;
     this.teardown = teardown;
     int maxSge = qp.capabilities().maxSendSge();
-    this.gather = new GatherList(maxSge);
     this.sendPins = new SgePins(maxSge);
     this.memoryOps = new LocalMemoryOperations(pd);
   }
@@ -155,13 +152,14 @@ final class SendIssuer {
       }
     } catch (RuntimeException ex) {
       return refusedByEndpoint(seq, wr, ex);
-    } finally {
-      gather.clear();
     }
     return true;
   }
 
-  /** A Write, Write with Immediate or Send: pins, slices or inline octets, then the endpoint. */
+  /**
+   * A Write, Write with Immediate or Send: pins, then hands the endpoint the entry itself as the
+   * payload (DDP reads its SGEs in place, from the send views taken here, or its inline octets).
+   */
   private boolean issuePayload(EndpointPort ep, SendQueue.Entry e, long seq) {
     SendWorkRequest wr = e.wr;
     ScatterGatherList sgl = wr.sgl();
@@ -171,27 +169,23 @@ final class SendIssuer {
     try {
       int n = sgl.count();
       for (int i = 0; i < n; i++) {
-        gather.add(sendView(sgl.buffer(i)), (int) sgl.offset(i), (int) sgl.length(i));
-      }
-      ByteBuf inline = e.inlineData();
-      if (inline != null && e.inlineLength() > 0) {
-        gather.add(inline, 0, e.inlineLength());
+        e.sendView(i, sendView(sgl.buffer(i)));
       }
       WorkRequestOpcode opcode = wr.opcode();
       if (opcode == WorkRequestOpcode.RDMA_WRITE) {
-        ep.write(seq, wr.remoteStag(), wr.remoteAddress(), gather);
+        ep.write(seq, wr.remoteStag(), wr.remoteAddress(), e);
       } else if (opcode == WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE) {
-        ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), gather,
+        ep.writeWithImmediate(seq, wr.remoteStag(), wr.remoteAddress(), e,
             wr.solicitsEvent(), wr.immData());
       } else {
         RdmapOpcode op = sendOpcode(wr);
-        ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, gather);
+        ep.send(seq, op, op.carriesInvalidateStag() ? wr.invalidateStag() : 0, e);
       }
     } catch (RuntimeException ex) {
       return refusedByEndpoint(seq, wr, ex);
     } finally {
+      e.dropSendViews();
       sendPins.unpinAll(); // the slices are cut and retained: they keep the memory now
-      gather.clear();
     }
     return true;
   }

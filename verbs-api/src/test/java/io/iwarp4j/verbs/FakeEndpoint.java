@@ -1,6 +1,6 @@
 package io.iwarp4j.verbs;
 
-import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.verbs.engine.EndpointPort;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
@@ -84,7 +84,7 @@ final class FakeEndpoint implements EndpointPort {
   }
 
   @Override
-  public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+  public void write(long token, int remoteStag, long remoteTo, Gather payload) {
     maybeFail();
     lastRemoteStag = remoteStag;
     lastRemoteTo = remoteTo;
@@ -127,7 +127,7 @@ final class FakeEndpoint implements EndpointPort {
   }
 
   @Override
-  public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+  public void writeWithImmediate(long token, int remoteStag, long remoteTo, Gather payload,
       boolean solicited, long data) {
     maybeFail();
     lastRemoteStag = remoteStag;
@@ -153,7 +153,7 @@ final class FakeEndpoint implements EndpointPort {
   }
 
   @Override
-  public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+  public void send(long token, RdmapOpcode opcode, int invalidateStag, Gather payload) {
     maybeFail();
     lastSendOpcode = opcode;
     lastInvalidateStag = invalidateStag;
@@ -169,7 +169,7 @@ final class FakeEndpoint implements EndpointPort {
     }
   }
 
-  private void capture(GatherList payload) {
+  private void capture(Gather payload) {
     if (capturePayload) {
       int at = 0;
       for (int i = 0; i < payload.size(); i++) {

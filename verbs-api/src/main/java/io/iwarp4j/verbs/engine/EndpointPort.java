@@ -1,6 +1,6 @@
 package io.iwarp4j.verbs.engine;
 
-import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
@@ -24,13 +24,13 @@ public interface EndpointPort {
   boolean canIssueRead();
 
   /** Issues an RDMA Write; completes with {@code onSendComplete(token)}. */
-  void write(long token, int remoteStag, long remoteTo, GatherList payload);
+  void write(long token, int remoteStag, long remoteTo, Gather payload);
 
   /** Issues an RDMA Read Request; completes with {@code onReadComplete(token, length)}. */
   void read(long token, int sinkStag, long sinkTo, int length, int srcStag, long srcTo);
 
   /** Issues one of the four Sends; completes with {@code onSendComplete(token)}. */
-  void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload);
+  void send(long token, RdmapOpcode opcode, int invalidateStag, Gather payload);
 
   /** Whether the stream speaks RFC 7306 (Atomics, Immediate Data). */
   boolean rfc7306Enabled();
@@ -43,7 +43,7 @@ public interface EndpointPort {
   void immediate(long token, boolean solicited, long data);
 
   /** Issues an RDMA Write followed by Immediate Data; completes once, like a Send. */
-  void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+  void writeWithImmediate(long token, int remoteStag, long remoteTo, Gather payload,
       boolean solicited, long data);
 
   /** Posts a receive buffer of {@code count} pieces for the next Send. */

@@ -1,6 +1,6 @@
 package io.iwarp4j.verbs.engine;
 
-import io.iwarp4j.ddp.GatherList;
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.rdmap.RdmapEndpoint;
 import io.iwarp4j.wire.AtomicOpcode;
 import io.iwarp4j.wire.RdmapOpcode;
@@ -33,7 +33,7 @@ public final class RdmapEndpointPort implements EndpointPort {
   }
 
   @Override
-  public void write(long token, int remoteStag, long remoteTo, GatherList payload) {
+  public void write(long token, int remoteStag, long remoteTo, Gather payload) {
     endpoint.write(token, remoteStag, remoteTo, payload);
   }
 
@@ -43,7 +43,7 @@ public final class RdmapEndpointPort implements EndpointPort {
   }
 
   @Override
-  public void send(long token, RdmapOpcode opcode, int invalidateStag, GatherList payload) {
+  public void send(long token, RdmapOpcode opcode, int invalidateStag, Gather payload) {
     endpoint.send(token, opcode, invalidateStag, payload);
   }
 
@@ -66,7 +66,7 @@ public final class RdmapEndpointPort implements EndpointPort {
   }
 
   @Override
-  public void writeWithImmediate(long token, int remoteStag, long remoteTo, GatherList payload,
+  public void writeWithImmediate(long token, int remoteStag, long remoteTo, Gather payload,
       boolean solicited, long data) {
     endpoint.writeWithImmediate(token, remoteStag, remoteTo, payload, solicited, data);
   }

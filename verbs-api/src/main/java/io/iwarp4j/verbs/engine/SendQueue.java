@@ -1,11 +1,14 @@
 package io.iwarp4j.verbs.engine;
 
+import io.iwarp4j.ddp.Gather;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.ScatterGatherList;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The send queue of a {@link QueuePair}: the posting ring application threads fill, and, on the
@@ -54,9 +57,19 @@ public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry>
   /**
    * One work request taken from the ring, until it is retired. An inline work request's payload
    * lives in the entry's inline area, copied there by the poster; its list is empty.
+   *
+   * <p>The entry is also the payload DDP cuts a Write or Send from ({@link Gather}): DDP reads
+   * the work request's scatter/gather list here, in place (the SGEs' offsets and lengths, no
+   * second list); the one thing the issuer adds per SGE is the send view to slice it from
+   * ({@link #sendView}), taken while the region is pinned. An inline request's payload is its one
+   * piece.
    */
-  public static final class Entry {
+  public static final class Entry extends Gather {
     public final SendWorkRequest wr;
+    /** {@code wr}'s list, read in place by DDP. */
+    private final ScatterGatherList sgl;
+    /** Per SGE, the send view its octets are sliced from; set while the request is issued. */
+    private final ByteBuf[] views;
     /** Whether the endpoint reported it complete (it may still wait for older ones). */
     boolean done;
     /** Octets read, for an RDMA Read. */
@@ -75,7 +88,56 @@ public final class SendQueue extends WorkQueue<SendWorkRequest, SendQueue.Entry>
 
     Entry(int maxSge, int maxInlineData) {
       this.wr = new SendWorkRequest(maxSge);
+      this.sgl = wr.sgl();
+      this.views = new ByteBuf[Math.max(1, maxSge)];
       this.maxInlineData = maxInlineData;
+    }
+
+    /**
+     * Issuing: the view SGE {@code i}'s octets are sliced from (the region's send view for the
+     * issuing thread), taken while the region is pinned. Taken here, before DDP reads the entry,
+     * rather than when DDP asks for the piece: taking a view fails once the region is closing,
+     * and a failure must come before the first octet of the message is written.
+     */
+    public void sendView(int i, ByteBuf view) {
+      views[Objects.checkIndex(i, sgl.count())] = view;
+    }
+
+    /** Issued: forgets the send views (the endpoint's slices hold the memory now). */
+    public void dropSendViews() {
+      Arrays.fill(views, 0, sgl.count(), null);
+    }
+
+    private boolean inlinePiece() {
+      return inlineLength > 0;
+    }
+
+    @Override
+    public int size() {
+      return inlinePiece() ? 1 : sgl.count();
+    }
+
+    @Override
+    public long totalLength() {
+      return inlinePiece() ? inlineLength : sgl.totalLength();
+    }
+
+    @Override
+    public ByteBuf buffer(int i) {
+      if (inlinePiece()) {
+        return inlineView; // an inline request's list is empty: its octets are the one piece
+      }
+      return views[Objects.checkIndex(i, sgl.count())];
+    }
+
+    @Override
+    public int index(int i) {
+      return inlinePiece() ? 0 : (int) sgl.offset(i);
+    }
+
+    @Override
+    public int length(int i) {
+      return inlinePiece() ? inlineLength : (int) sgl.length(i);
     }
 
     /**
