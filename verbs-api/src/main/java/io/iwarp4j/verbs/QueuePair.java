@@ -323,7 +323,7 @@ public final class QueuePair implements AutoCloseable {
       throw new IllegalStateException(refusal("postRecv", s, "the queue pair is gone"));
     }
     wr.validate(caps.maxRecvSge());
-    QpLoop l = loop;
+    QpLoop l = binding.loop();
     if (l != null && (s == QpState.RTR || s == QpState.RTS) && l.inEventLoop()) {
       // Reposting from this queue pair's own loop (a completion listener): straight into the
       // table and handed over now, no ring slot and no wake-up task.
