@@ -42,6 +42,7 @@ public final class DeviceConfig {
   private final int maxCqe;
   private final int maxSendWr;
   private final int maxRecvWr;
+  private final int maxSrqWr;
   private final int maxSge;
   private final int defaultSendWr;
   private final int defaultRecvWr;
@@ -68,6 +69,7 @@ public final class DeviceConfig {
     this.maxCqe = b.maxCqe;
     this.maxSendWr = b.maxSendWr;
     this.maxRecvWr = b.maxRecvWr;
+    this.maxSrqWr = b.maxSrqWr;
     this.maxSge = b.maxSge;
     this.defaultSendWr = Math.min(b.defaultSendWr, b.maxSendWr);
     this.defaultRecvWr = Math.min(b.defaultRecvWr, b.maxRecvWr);
@@ -189,6 +191,16 @@ public final class DeviceConfig {
    */
   public int maxRecvWr() {
     return maxRecvWr;
+  }
+
+  /**
+   * The deepest shared receive queue ({@link SharedReceiveQueueConfig.Builder#maxWr(int)}); the
+   * verbs {@code max_srq_wr} device limit.
+   *
+   * @return the limit
+   */
+  public int maxSrqWr() {
+    return maxSrqWr;
   }
 
   /**
@@ -351,7 +363,8 @@ public final class DeviceConfig {
         + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxConnections="
         + maxConnections + ", maxMemoryRegions="
         + maxMemoryRegions + ", maxCqe=" + maxCqe + ", maxSendWr=" + maxSendWr + ", maxRecvWr="
-        + maxRecvWr + ", maxSge=" + maxSge + ", maxInlineData=" + maxInlineData + "/"
+        + maxRecvWr + ", maxSrqWr=" + maxSrqWr + ", maxSge=" + maxSge + ", maxInlineData="
+        + maxInlineData + "/"
         + defaultInlineData + ", ird=" + defaultIrd + ", ord=" + defaultOrd
         + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
         + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
@@ -369,6 +382,7 @@ public final class DeviceConfig {
     private int maxCqe = 1 << 20;
     private int maxSendWr = 1 << 14;
     private int maxRecvWr = 1 << 14;
+    private int maxSrqWr = 1 << 14;
     private int maxSge = 32;
     private int defaultSendWr = 128;
     private int defaultRecvWr = 128;
@@ -500,6 +514,22 @@ public final class DeviceConfig {
      */
     public Builder maxRecvWr(int n) {
       this.maxRecvWr = atLeast("maxRecvWr", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets the deepest shared receive queue (default 2^14, {@code max_srq_wr}).
+     *
+     * @param n 1 to 2^24
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder maxSrqWr(int n) {
+      this.maxSrqWr = atLeast("maxSrqWr", n, 1);
+      if (n > io.iwarp4j.verbs.internal.MpmcSlotRing.MAX_CAPACITY) {
+        throw new IllegalArgumentException("maxSrqWr " + n + " exceeds "
+            + io.iwarp4j.verbs.internal.MpmcSlotRing.MAX_CAPACITY);
+      }
       return this;
     }
 

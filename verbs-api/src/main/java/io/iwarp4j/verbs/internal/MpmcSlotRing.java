@@ -209,6 +209,41 @@ public final class MpmcSlotRing<T> {
     return (int) Math.max(0, Math.min(capacity, tail - head));
   }
 
+  /**
+   * Visits a copy of each value stored and not yet taken, oldest first: a snapshot for
+   * diagnostics, never for the data path. Each value is copied into {@code scratch} and visited
+   * only if its slot still held that same value after the copy (its sequence did not move), so
+   * a value being taken or overwritten meanwhile is skipped rather than seen torn; values
+   * offered or taken while this runs may or may not be visited.
+   *
+   * @param scratch where each value is copied before it is visited
+   * @param visitor called with {@code scratch}
+   * @return how many values were visited
+   */
+  public int forEachStored(T scratch, java.util.function.Consumer<? super T> visitor) {
+    long head = dequeuePos.getVolatile();
+    long tail = enqueuePos.getVolatile();
+    int visited = 0;
+    for (long pos = head; pos < tail && pos < head + capacity; pos++) {
+      Slot<T> slot = slots[index(pos)];
+      long seq = (long) SEQ.getAcquire(slot);
+      if (seq != 2 * pos + 1) {
+        continue; // taken already, or not yet published
+      }
+      try {
+        copier.accept(slot.item, scratch);
+      } catch (RuntimeException torn) {
+        continue; // a producer of a later lap wrote it meanwhile
+      }
+      VarHandle.acquireFence();
+      if ((long) SEQ.getVolatile(slot) == seq) {
+        visitor.accept(scratch);
+        visited++;
+      }
+    }
+    return visited;
+  }
+
   private static void backOff(int waits) {
     if (waits < 100) {
       Thread.onSpinWait();
