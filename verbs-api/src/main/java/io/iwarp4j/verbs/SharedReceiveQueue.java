@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * refuses its own {@link QueuePair#postRecv}.
  *
  * <h2>Consumption</h2>
- * The queue is a bounded lock-free multi-producer, multi-consumer ring ({@link MpmcSlotRing}):
+ * The queue is a bounded lock-free multi-producer, multi-consumer ring (D. Vyukov's algorithm):
  * {@link #postRecv} copies the work request into a free slot from any thread; a queue pair, on
  * its own event loop, takes the oldest receive at the moment a new message arrives and finds
  * none (one CAS, no lock, no allocation), copies it into its own table and places the message
