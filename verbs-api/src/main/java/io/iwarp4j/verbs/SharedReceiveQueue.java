@@ -303,7 +303,17 @@ public final class SharedReceiveQueue implements AutoCloseable {
    * @return false when none is posted (the message ends its connection)
    */
   boolean take(RecvWorkRequest into) {
-    if (!ring.poll(into)) {
+    return take(COPY, into);
+  }
+
+  /**
+   * As {@link #take(RecvWorkRequest)}, handing the oldest receive to {@code into} where it lies
+   * (it copies it on, and must not throw or keep it), which saves a copy.
+   *
+   * @return false when none is posted
+   */
+  <A> boolean take(BiConsumer<? super RecvWorkRequest, ? super A> into, A arg) {
+    if (!ring.poll(into, arg)) {
       return false;
     }
     int armed = (int) LIMIT.getVolatile(this);

@@ -1,6 +1,7 @@
 package io.iwarp4j.verbs;
 
 import io.iwarp4j.verbs.engine.ReceiveQueue;
+import java.util.function.BiConsumer;
 
 /**
  * The event-loop side of a queue pair attached to a {@link SharedReceiveQueue}: when a new
@@ -15,14 +16,14 @@ import io.iwarp4j.verbs.engine.ReceiveQueue;
 final class SharedReceives {
   /** The queue pair's receive queue is filled on its own loop: posting wakes nobody. */
   static final Runnable NO_WAKE_UP = () -> { };
+  /** Copies a shared queue's slot into the queue pair's receive queue (a constant: no lambda). */
+  private static final BiConsumer<RecvWorkRequest, ReceiveQueue> POST = (wr, q) -> q.post(wr);
 
   private final QueuePair qp;
   private final SharedReceiveQueue srq;
   private final ReceiveQueue rq;
   private final QpReceiver receiver;
   private final int depth;
-  /** The receive just taken, copied on into {@link #rq}. */
-  private final RecvWorkRequest taken;
 
   SharedReceives(QueuePair qp, SharedReceiveQueue srq, ReceiveQueue rq, QpReceiver receiver) {
     this.qp = qp;
@@ -30,7 +31,6 @@ final class SharedReceives {
     this.rq = rq;
     this.receiver = receiver;
     this.depth = qp.capabilities().maxRecvWr();
-    this.taken = new RecvWorkRequest(srq.maxSge());
   }
 
   /**
@@ -40,13 +40,10 @@ final class SharedReceives {
    * available", 1/2/0x02).
    */
   void supply() {
-    if (!qp.isLive() || rq.outstanding() >= depth || !srq.take(taken)) {
+    // The shared queue's slot is copied straight into this queue pair's receive queue, which has
+    // room (checked first), so the post cannot fail while the slot is claimed.
+    if (!qp.isLive() || rq.outstanding() >= depth || !srq.take(POST, rq)) {
       return;
-    }
-    try {
-      rq.post(taken);
-    } finally {
-      taken.sgl().clear(); // hold no region between messages
     }
     rq.drain();
     receiver.handReceives();

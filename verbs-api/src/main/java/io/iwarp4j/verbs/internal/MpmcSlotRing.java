@@ -187,6 +187,44 @@ public final class MpmcSlotRing<T> {
   }
 
   /**
+   * Hands the oldest value to {@code consumer} in place, then frees its slot: {@link #poll} for
+   * a consumer that copies the value on itself (into a queue of its own), saving a copy. The
+   * slot stays claimed while {@code consumer} runs, so it must be short and must not throw (a
+   * value it fails on is gone); producers that lap to that slot wait for it. Safe from any number
+   * of threads.
+   *
+   * @param consumer reads the value; must not keep a reference to it
+   * @param arg passed to {@code consumer}, so that a constant consumer allocates nothing
+   * @param <A> the argument's type
+   * @return true when a value was taken, false when none was ready
+   */
+  public <A> boolean poll(BiConsumer<? super T, ? super A> consumer, A arg) {
+    long pos = dequeuePos.getOpaque();
+    Slot<T> slot;
+    for (;;) {
+      slot = slots[index(pos)];
+      long dif = (long) SEQ.getAcquire(slot) - (2 * pos + 1);
+      if (dif == 0) {
+        long witness = dequeuePos.compareAndExchange(pos, pos + 1);
+        if (witness == pos) {
+          break;
+        }
+        pos = witness;
+      } else if (dif < 0) {
+        return false;
+      } else {
+        pos = dequeuePos.getOpaque();
+      }
+    }
+    try {
+      consumer.accept(slot.item, arg);
+    } finally {
+      SEQ.setRelease(slot, 2 * (pos + capacity));
+    }
+    return true;
+  }
+
+  /**
    * Whether a value may be ready to poll, read with volatile semantics. False means the slot
    * at the dequeue position had not been published when this read it; true means it had, or
    * that the dequeue position moved on, in which case polling finds out.
