@@ -147,7 +147,9 @@ class SharedReceiveQueueIT {
       throws Exception {
     srq = newSrq(256, 0);
     MemoryRegion recv = server.region(64 * 256);
-    int perClient = 40; // 10 rounds of Send, Send with SE, Send with Invalidate, Immediate Data
+    // 8 rounds of: Send, Send with SE, Send with Invalidate, Immediate Data, Send with SE and
+    // Invalidate, RDMA Write with Immediate (whose Immediate Data consumes a receive).
+    int perClient = 48;
     for (int i = 0; i < 2 * perClient; i++) {
       srq.postRecv(new RecvWorkRequest(2).wrId(i).addSge(recv, 64L * i, 32)
           .addSge(recv, 64L * i + 32, 32));
@@ -157,9 +159,10 @@ class SharedReceiveQueueIT {
     assertEquals(srq, a.sqp().sharedReceiveQueue());
     // Regions the Sends with Invalidate invalidate, one per such Send.
     List<MemoryRegion> victims = new ArrayList<>();
-    for (int i = 0; i < 2 * perClient / 4; i++) {
+    for (int i = 0; i < 2 * perClient / 3; i++) {
       victims.add(server.invalidatableRegion(64));
     }
+    MemoryRegion sink = server.region(64 * 2 * perClient);
     int v = 0;
     for (int round = 0; round < perClient; round++) {
       for (int c = 0; c < 2; c++) {
@@ -168,12 +171,17 @@ class SharedReceiveQueueIT {
         byte[] p = payload(c, round, 48);
         src.buffer().setBytes(0, p);
         SendWorkRequest wr = new SendWorkRequest(1).wrId(round).flags(SendFlags.SIGNALED);
-        switch (round % 4) {
+        switch (round % 6) {
           case 0 -> wr.opcode(WorkRequestOpcode.SEND).addSge(src, 0, 48);
           case 1 -> wr.opcode(WorkRequestOpcode.SEND_WITH_SOLICITED).addSge(src, 0, 48);
           case 2 -> wr.opcode(WorkRequestOpcode.SEND_WITH_INVALIDATE)
               .invalidateStag(victims.get(v++).stag()).addSge(src, 0, 48);
-          default -> wr.opcode(WorkRequestOpcode.IMMEDIATE_DATA)
+          case 3 -> wr.opcode(WorkRequestOpcode.IMMEDIATE_DATA)
+              .immData(((long) c << 32) | round);
+          case 4 -> wr.opcode(WorkRequestOpcode.SEND_WITH_SOLICITED_INVALIDATE)
+              .invalidateStag(victims.get(v++).stag()).addSge(src, 0, 48);
+          default -> wr.opcode(WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE)
+              .remote(sink.stag(), sink.address() + 64L * (2 * round + c)).addSge(src, 0, 48)
               .immData(((long) c << 32) | round);
         }
         l.cqp().postSend(wr);
@@ -201,15 +209,20 @@ class SharedReceiveQueueIT {
         previous = wc.wrId();
         assertFalse(used[(int) wc.wrId()], "receive " + wc.wrId() + " used twice");
         used[(int) wc.wrId()] = true;
-        if (round % 4 == 3) {
+        int variant = round % 6;
+        if (variant == 3 || variant == 5) {
           assertEquals(WcOpcode.RECV_IMMEDIATE_DATA, wc.opcode());
           assertEquals(((long) c << 32) | round, wc.immData());
+          if (variant == 5) { // the Write was placed before the receive completed
+            assertArrayEquals(payload(c, round, 48),
+                OpsItPeer.bytes(sink.buffer(), 64 * (2 * round + c), 48));
+          }
           continue;
         }
         assertEquals(WcOpcode.RECV, wc.opcode());
         assertEquals(48, wc.byteLen());
-        assertEquals(round % 4 == 1, wc.solicited(), wc.toString());
-        assertEquals(round % 4 == 2, wc.hasInvalidatedStag(), wc.toString());
+        assertEquals(variant == 1 || variant == 4, wc.solicited(), wc.toString());
+        assertEquals(variant == 2 || variant == 4, wc.hasInvalidatedStag(), wc.toString());
         assertArrayEquals(payload(c, round, 48),
             OpsItPeer.bytes(recv.buffer(), (int) (64 * wc.wrId()), 48), "client " + c + " #" + round);
       }

@@ -14,10 +14,11 @@ import java.util.function.BiConsumer;
  * Event loop only; allocates nothing.
  */
 final class SharedReceives {
-  /** The queue pair's receive queue is filled on its own loop: posting wakes nobody. */
+  /** The queue pair's receive queue is filled on its own loop, past its ring: nobody wakes. */
   static final Runnable NO_WAKE_UP = () -> { };
   /** Copies a shared queue's slot into the queue pair's receive queue (a constant: no lambda). */
-  private static final BiConsumer<RecvWorkRequest, ReceiveQueue> POST = (wr, q) -> q.post(wr);
+  private static final BiConsumer<RecvWorkRequest, ReceiveQueue> POST =
+      (wr, q) -> q.postOnLoop(wr);
 
   private final QueuePair qp;
   private final SharedReceiveQueue srq;
@@ -45,7 +46,6 @@ final class SharedReceives {
     if (!qp.isLive() || rq.outstanding() >= depth || !srq.take(POST, rq)) {
       return;
     }
-    rq.drain();
     receiver.handReceives();
   }
 }
