@@ -292,6 +292,32 @@ class SharedReceiveQueueTest {
   }
 
   @Test
+  void aResetQueuePairStaysAttachedAndTakesAgainOnItsNextConnection() {
+    SharedReceiveQueue srq = srq(4);
+    Consumer a = new Consumer(1, srq);
+    srq.postRecv(recv(1));
+    srq.postRecv(recv(2));
+    assertTrue(a.messageArrives());
+    a.qp.modifyToError();
+    a.loop.runAll();
+    a.qp.reset();
+    assertEquals(QpState.INIT, a.qp.state());
+    assertEquals(WcStatus.WR_FLUSH_ERR, a.completions().get(0).status());
+    assertThrows(IllegalStateException.class, () -> a.qp.postRecv(recv(3)));
+    IllegalStateException busy = assertThrows(IllegalStateException.class, srq::close);
+    assertTrue(busy.getMessage().contains("queue pair 1"), busy.getMessage());
+    FakeEndpoint next = new FakeEndpoint();
+    a.qp.bindLoop(a.loop);
+    assertTrue(a.qp.attach(next, (q, t, reason) -> { }, null));
+    a.qp.endpointListener().onReceiveBufferNeeded();
+    assertEquals(1, next.receives);
+    a.qp.endpointListener().onReceive(next.receiveIds[0], RdmapOpcode.SEND, 3, 0);
+    WorkCompletion wc = a.completions().get(0);
+    assertEquals(2, wc.wrId());
+    assertEquals(WcStatus.SUCCESS, wc.status());
+  }
+
+  @Test
   void aReceiveWhoseRegionWasDeregisteredWhileQueuedCompletesWithLocProtErrOnTheTaker() {
     MemoryRegion gone = pd.allocate(64, AccessFlags.LOCAL_WRITE);
     SharedReceiveQueue srq = srq(4);
