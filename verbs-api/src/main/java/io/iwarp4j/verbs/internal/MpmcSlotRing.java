@@ -75,6 +75,8 @@ public final class MpmcSlotRing<T> {
 
   private final Slot<T>[] slots;
   private final int capacity;
+  /** {@code capacity - 1} when the capacity is a power of two, else -1 (see {@link #index}). */
+  private final int mask;
   private final BiConsumer<? super T, ? super T> copier;
   private final PaddedLong enqueuePos = new PaddedLong(0);
   private final PaddedLong dequeuePos = new PaddedLong(0);
@@ -100,6 +102,7 @@ public final class MpmcSlotRing<T> {
     Objects.requireNonNull(slotFactory, "slotFactory");
     this.copier = Objects.requireNonNull(copier, "copier");
     this.capacity = capacity;
+    this.mask = Integer.bitCount(capacity) == 1 ? capacity - 1 : -1;
     @SuppressWarnings("unchecked")
     Slot<T>[] array = (Slot<T>[]) new Slot<?>[capacity];
     for (int i = 0; i < capacity; i++) {
@@ -291,6 +294,7 @@ public final class MpmcSlotRing<T> {
   }
 
   private int index(long pos) {
-    return (int) (pos % capacity);
+    // A long division costs tens of cycles on every offer and poll; a power of two needs none.
+    return mask >= 0 ? (int) pos & mask : (int) (pos % capacity);
   }
 }
