@@ -129,11 +129,26 @@ public interface DdpStreamListener {
    * A batch of segments read from the socket is about to be validated: the upper layer hands
    * down now, with {@link UntaggedReceiveQueue#post}, the receive buffers it has accepted and not
    * yet posted (a verbs receive posted on another thread and not yet handed to this event
-   * loop). Called once per read, before its first segment, and never from inside validation:
-   * a Send that finds no posted buffer is then "no buffer available" (RFC 5041 §7.1, U2), with no
-   * call back up. Not called once the stream is erroneous. Must not block.
+   * loop). Called once per read, before its first segment. A new message that then finds no
+   * posted buffer gets one more chance, {@link #receiveBufferNeeded}; without a buffer it is "no
+   * buffer available" (RFC 5041 §7.1, U2). Not called once the stream is erroneous. Must not
+   * block.
    */
   default void beforeReadBatch() {
+  }
+
+  /**
+   * A new message on receive queue {@code qn} ({@link DdpStream#enableReceiveQueue}) finds no
+   * posted buffer: the upper layer may post one now, with {@link UntaggedReceiveQueue#post},
+   * from a pool several streams share (a verbs shared receive queue, whose receives belong to
+   * no stream until a message takes one). Called from inside validation, right before the U2
+   * check, once per such message; a stream whose upper layer posts here nothing fails the
+   * segment with "no buffer available" (1/2/0x02). Must not block or allocate. The default posts
+   * nothing.
+   *
+   * @param qn the receive queue
+   */
+  default void receiveBufferNeeded(int qn) {
   }
 
   /**

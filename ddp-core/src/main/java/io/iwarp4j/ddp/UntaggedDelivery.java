@@ -62,6 +62,13 @@ final class UntaggedDelivery implements UntaggedReceiveListener {
   }
 
   @Override
+  public void onBufferNeeded(int qn) {
+    if (controlBuffers[qn] == null) {
+      stream.listener().receiveBufferNeeded(qn);
+    }
+  }
+
+  @Override
   public boolean acceptSegment(int qn, Ulpdu segment) {
     if (stream.listener().acceptUntagged(qn, UntaggedHeader.rsvdUlp(segment), segment)) {
       return true;

@@ -24,9 +24,12 @@ import org.slf4j.LoggerFactory;
  *   <li>U1, QN: the queue must have been enabled by the upper layer, else 0x01.
  *   <li>U3, MSN range: the MSN must be the queue's expected MSN (the message in progress's, or
  *       the next one's), else 0x03.
- *   <li>U2, buffer: a new message needs a posted buffer, else 0x02. Only the queue is consulted:
- *       the upper layer posts what it has before each read batch
- *       ({@link DdpStreamListener#beforeReadBatch}), never from inside this check.
+ *   <li>U2, buffer: a new message needs a posted buffer, else 0x02. The upper layer posts what
+ *       it has before each read batch ({@link DdpStreamListener#beforeReadBatch}); when a new
+ *       message (the expected MSN) finds the queue empty, it is asked once more
+ *       ({@link UntaggedReceiveListener#onBufferNeeded}), for a buffer from a pool shared by
+ *       several streams (a verbs shared receive queue), which can only be taken when a message
+ *       needs it. If it posts none, the check fails.
  *   <li>U4, MO: the MO must equal the octets already received for the message, else 0x04.
  *   <li>U5, length: MO + payload length must fit in the buffer, else 0x05.
  * </ol>
@@ -167,6 +170,14 @@ public final class UntaggedDispatcher {
     int msn = UntaggedHeader.msn(segment);
     // A payload the upper layer takes itself (Immediate Data) consumes a buffer but fills none.
     int payloadLength = listener.placesPayload(qn, segment) ? length - UntaggedHeader.LENGTH : 0;
+    if (queue.postedCount() == 0 && msn == queue.expectedMsn()) {
+      // A new message and no buffer: the upper layer's one chance to supply one from a pool
+      // several streams share (a shared receive queue), taken only when a message needs it.
+      listener.onBufferNeeded(qn);
+      if (erroneous) {
+        return; // supplying it failed, and the upper layer ended the stream
+      }
+    }
     // Only the queue as it is: buffers posted elsewhere were handed over before the read batch.
     DdpError error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
     if (error != null) {

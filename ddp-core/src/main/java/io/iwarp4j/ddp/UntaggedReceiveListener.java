@@ -67,6 +67,19 @@ public interface UntaggedReceiveListener {
   }
 
   /**
+   * A new message (its segment carries the expected MSN) arrived on queue {@code qn} and finds
+   * no posted buffer: the upper layer may post one now, on this thread, into
+   * {@link UntaggedDispatcher#queue(int) the queue} (a buffer taken from a pool several streams
+   * share, such as a verbs shared receive queue). Called before U2 is checked, so a buffer posted
+   * here is the message's; otherwise the segment fails with "no buffer available". Must not
+   * block or allocate. The default posts nothing.
+   *
+   * @param qn the queue that has no buffer
+   */
+  default void onBufferNeeded(int qn) {
+  }
+
+  /**
    * The posted buffer {@code bufferId} of queue {@code qn} could not take the segment: its
    * registered memory was deregistered after it was posted (see
    * {@link UntaggedReceiveQueue#place}). A local error, not the peer's; the dispatcher dropped the

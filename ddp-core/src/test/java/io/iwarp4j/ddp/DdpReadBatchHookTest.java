@@ -27,10 +27,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Buffer replenishment is one hook per socket read ({@link DdpStreamListener#beforeReadBatch}),
- * run before any segment of the read is validated, and never a call back up from inside
- * validation: a Send that finds no posted buffer is "no buffer available" at once. Buffers the
- * upper layer posts in the hook are found by the read's Sends (the verbs race: a postRecv that
- * returned before the peer's Send arrived). Each inbound {@code writeInbound} is one read.
+ * run before any segment of the read is validated. Buffers the upper layer posts in the hook are
+ * found by the read's Sends (the verbs race: a postRecv that returned before the peer's Send
+ * arrived). From inside validation there is one more call up, only for a new message that finds
+ * no buffer ({@link DdpStreamListener#receiveBufferNeeded}: a shared receive queue's receive is
+ * taken then); a listener that posts nothing there gets "no buffer available". Each inbound
+ * {@code writeInbound} is one read.
  */
 class DdpReadBatchHookTest {
   private static final UlpduListener NONE = new UlpduListener() {
@@ -57,6 +59,21 @@ class DdpReadBatchHookTest {
     UntaggedReceiveQueue queue;
     ByteBuf memory;
     long nextBufferId = 100;
+    /** Whether {@link #receiveBufferNeeded} is recorded (the tests of the shared-pool call). */
+    boolean recordNeeded;
+    /** Posted into queue 0 by the next calls of {@link #receiveBufferNeeded}, one per call. */
+    int postWhenNeeded;
+
+    @Override
+    public void receiveBufferNeeded(int qn) {
+      if (recordNeeded) {
+        events.add("needed qn=" + qn + " posted=" + queue.postedCount());
+      }
+      if (postWhenNeeded > 0) {
+        postWhenNeeded--;
+        queue.post(memory, 0, 16, nextBufferId++);
+      }
+    }
 
     @Override
     public void beforeReadBatch() {
@@ -199,6 +216,33 @@ class DdpReadBatchHookTest {
     assertEquals(List.of("batch", "validated msn=1", "delivered msn=1 buffer=100",
         "error INVALID_MSN_NO_BUFFER"), listener.events,
         "the hook's buffer takes the first Send; the second finds none and nobody is asked again");
+  }
+
+  @Test
+  void aNewMessageWithNoBufferAsksOnceAndTakesWhatIsPostedThen() {
+    // A shared receive queue: nothing is handed over ahead, one buffer is given per message.
+    listener.recordNeeded = true;
+    listener.postWhenNeeded = 2;
+    send(1);
+    send(2);
+    send(3);
+    readAll();
+    assertEquals(List.of("batch",
+        "needed qn=0 posted=0", "validated msn=1", "delivered msn=1 buffer=100",
+        "needed qn=0 posted=0", "validated msn=2", "delivered msn=2 buffer=101",
+        "needed qn=0 posted=0", "error INVALID_MSN_NO_BUFFER"), listener.events,
+        "asked once per message that finds no buffer; the third gets none: no buffer available");
+  }
+
+  @Test
+  void aPostedBufferIsUsedWithoutAsking() {
+    listener.recordNeeded = true;
+    listener.queue.post(memory, 0, 16, 5);
+    send(1);
+    send(3); // a wrong MSN finds no buffer either, but is not a new message: not asked
+    readAll();
+    assertEquals(List.of("batch", "validated msn=1", "delivered msn=1 buffer=5",
+        "error INVALID_MSN_RANGE"), listener.events);
   }
 
   @Test

@@ -113,6 +113,16 @@ public interface RdmapEndpointListener {
   }
 
   /**
+   * A Send-type message or Immediate Data arrived and finds no posted receive buffer, after
+   * {@link #beforeReadBatch}: the owner may post one now, on this thread, with
+   * {@link RdmapEndpoint#postReceive} (a receive taken from a shared receive queue at the moment
+   * a message needs it). If it posts none, the stream ends with DDP's "no buffer available"
+   * Terminate (1/2/0x02), as without this call. Must not block.
+   */
+  default void onReceiveBufferNeeded() {
+  }
+
+  /**
    * Local memory an outstanding operation uses was deregistered under it: the sink of an RDMA
    * Read or the result buffer of an Atomic ({@code receive} false, {@code id} its token), or a
    * posted receive buffer ({@code receive} true, {@code id} its buffer id). A local protection

@@ -104,6 +104,13 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
+  public void receiveBufferNeeded(int qn) {
+    if (teardown.isOpen()) {
+      receiveBuffers.bufferNeeded();
+    }
+  }
+
+  @Override
   public boolean placesUntaggedPayload(int qn, long rsvdUlp) {
     // Immediate Data consumes a receive buffer but is handed over in the completion (RFC 7306
     // §6.1), never placed into the buffer; everything else lands in its queue's buffer.

@@ -67,6 +67,11 @@ final class ReceiveBuffers {
     listener.beforeReadBatch();
   }
 
+  /** A Send-type message found no posted buffer: the owner may post one now (shared queue). */
+  void bufferNeeded() {
+    listener.onReceiveBufferNeeded();
+  }
+
   /**
    * A posted receive buffer's memory was deregistered before a Send filled it: as a Read sink's
    * ({@link RdmapRequester#localSinkGone}).

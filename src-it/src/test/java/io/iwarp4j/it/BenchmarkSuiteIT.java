@@ -46,6 +46,30 @@ class BenchmarkSuiteIT {
     }
   }
 
+  @ParameterizedTest(name = "SEND over a shared receive queue {0} B depth {1} crc {2} qps {3}")
+  @CsvSource({"64, 128, true, 1", "4096, 1, false, 8", "65536, 16, true, 2"})
+  void verbsBandwidthSharedReceiveQueue(int size, int depth, boolean crc, int qps)
+      throws Exception {
+    VerbsBandwidthBenchmark b = new VerbsBandwidthBenchmark();
+    b.op = "SEND";
+    b.size = size;
+    b.depth = depth;
+    b.crc = crc;
+    b.qps = qps;
+    b.srq = true;
+    b.setUp();
+    try {
+      for (int iteration = 0; iteration < 2; iteration++) {
+        for (int i = 0; i < OPS; i++) {
+          b.message();
+        }
+        b.drain();
+      }
+    } finally {
+      b.tearDown();
+    }
+  }
+
   @Test
   void manyQueuePairs() throws Exception {
     VerbsBandwidthBenchmark b = new VerbsBandwidthBenchmark();

@@ -41,6 +41,7 @@ public final class DeviceConfig {
   private final int maxCqe;
   private final int maxSendWr;
   private final int maxRecvWr;
+  private final int maxSrqWr;
   private final int maxSge;
   private final int defaultSendWr;
   private final int defaultRecvWr;
@@ -67,6 +68,7 @@ public final class DeviceConfig {
     this.maxCqe = b.maxCqe;
     this.maxSendWr = b.maxSendWr;
     this.maxRecvWr = b.maxRecvWr;
+    this.maxSrqWr = b.maxSrqWr;
     this.maxSge = b.maxSge;
     this.defaultSendWr = Math.min(b.defaultSendWr, b.maxSendWr);
     this.defaultRecvWr = Math.min(b.defaultRecvWr, b.maxRecvWr);
@@ -150,6 +152,13 @@ public final class DeviceConfig {
   /** {@return the deepest receive queue a queue pair may have} */
   public int maxRecvWr() {
     return maxRecvWr;
+  }
+
+  /**
+   * {@return the deepest shared receive queue: the verbs {@code max_srq_wr} device limit}
+   */
+  public int maxSrqWr() {
+    return maxSrqWr;
   }
 
   /** {@return the most scatter/gather entries per work request} */
@@ -275,9 +284,10 @@ public final class DeviceConfig {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
         + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxConnections="
         + maxConnections + ", maxMemoryRegions=" + maxMemoryRegions + ", maxCqe=" + maxCqe
-        + ", maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSge=" + maxSge
-        + ", maxInlineData=" + maxInlineData + "/" + defaultInlineData + ", ird=" + defaultIrd
-        + ", ord=" + defaultOrd + ", connectTimeout=" + connectTimeout + ", writeBufferWaterMark="
+        + ", maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSrqWr=" + maxSrqWr
+        + ", maxSge=" + maxSge + ", maxInlineData=" + maxInlineData + "/" + defaultInlineData
+        + ", ird=" + defaultIrd + ", ord=" + defaultOrd + ", connectTimeout=" + connectTimeout
+        + ", writeBufferWaterMark="
         + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
         + ", readResponseCopyBudget=" + readResponseCopyBudget + (jmx ? ", jmx" : "")
         + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
@@ -294,6 +304,7 @@ public final class DeviceConfig {
     private int maxCqe = 1 << 20;
     private int maxSendWr = 1 << 14;
     private int maxRecvWr = 1 << 14;
+    private int maxSrqWr = 1 << 14;
     private int maxSge = 32;
     private int defaultSendWr = 128;
     private int defaultRecvWr = 128;
@@ -418,6 +429,19 @@ public final class DeviceConfig {
      */
     public Builder maxRecvWr(int n) {
       this.maxRecvWr = ConfigChecks.atLeast("maxRecvWr", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets the deepest shared receive queue (default 2^14, {@code max_srq_wr}).
+     *
+     * @param n 1 to {@link io.iwarp4j.verbs.internal.MpmcSlotRing#MAX_CAPACITY}
+     * @return this builder
+     * @throws IllegalArgumentException if out of range
+     */
+    public Builder maxSrqWr(int n) {
+      this.maxSrqWr = ConfigChecks.range("maxSrqWr", n, 1,
+          io.iwarp4j.verbs.internal.MpmcSlotRing.MAX_CAPACITY, "the ring's largest capacity");
       return this;
     }
 

@@ -28,6 +28,8 @@ public final class ProtectionDomain implements AutoCloseable {
   private final AtomicInteger queuePairs = new AtomicInteger();
   /** The queue pairs open in this domain, for {@link #collectUses}. */
   private final Set<QueuePair> openQueuePairs = ConcurrentHashMap.newKeySet();
+  /** The shared receive queues open in this domain. */
+  private final Set<SharedReceiveQueue> sharedReceiveQueues = ConcurrentHashMap.newKeySet();
 
   ProtectionDomain(RdmaDevice device, io.iwarp4j.ddp.mem.ProtectionDomain pd) {
     this.device = device;
@@ -142,6 +144,42 @@ public final class ProtectionDomain implements AutoCloseable {
   }
 
   /**
+   * Creates a shared receive queue in this domain, like {@code ibv_create_srq}: queue pairs of
+   * this domain created with it ({@link QueuePairConfig.Builder#sharedReceiveQueue}) take their
+   * receives from it. Control path: allocates the queue's slots.
+   *
+   * @param config depth, SGEs, initial limit, limit listener
+   * @return the queue
+   * @throws IllegalArgumentException when the depth exceeds the device's
+   *     {@link DeviceConfig#maxSrqWr()}, the SGEs its {@link DeviceConfig#maxSge()}, or the
+   *     limit the depth
+   * @throws IllegalStateException when the domain is closed
+   */
+  public SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueConfig config) {
+    java.util.Objects.requireNonNull(config, "config");
+    if (pd.isClosed()) {
+      throw new IllegalStateException(this + " is closed");
+    }
+    DeviceConfig dc = device != null ? device.config() : DeviceConfig.defaults();
+    int maxWr = config.maxWr() == SharedReceiveQueueConfig.DEVICE_DEFAULT
+        ? Math.min(dc.defaultRecvWr(), dc.maxSrqWr()) : config.maxWr();
+    if (maxWr > dc.maxSrqWr()) {
+      throw new IllegalArgumentException("shared receive queue maxWr " + maxWr
+          + " exceeds the device's limit of " + dc.maxSrqWr() + " (DeviceConfig.maxSrqWr)");
+    }
+    int maxSge = config.maxSge() == SharedReceiveQueueConfig.DEVICE_DEFAULT ? dc.defaultSge()
+        : config.maxSge();
+    if (maxSge > dc.maxSge()) {
+      throw new IllegalArgumentException("shared receive queue maxSge " + maxSge
+          + " exceeds the device's limit of " + dc.maxSge() + " (DeviceConfig.maxSge)");
+    }
+    SharedReceiveQueue srq = new SharedReceiveQueue(this, maxWr, maxSge, config.limit(),
+        config.listener());
+    sharedReceiveQueues.add(srq);
+    return srq;
+  }
+
+  /**
    * The number of regions registered in this domain now.
    *
    * @return the count
@@ -172,6 +210,11 @@ public final class ProtectionDomain implements AutoCloseable {
       throw new IllegalStateException("protection domain " + pd.id() + " still has " + qps
           + " open queue pair(s); close them first");
     }
+    int srqs = sharedReceiveQueues.size();
+    if (srqs > 0 && !pd.isClosed()) {
+      throw new IllegalStateException("protection domain " + pd.id() + " still has " + srqs
+          + " open shared receive queue(s); close them first");
+    }
     pd.close();
     if (device != null) {
       device.forget(this);
@@ -188,6 +231,9 @@ public final class ProtectionDomain implements AutoCloseable {
       r.close();
     }
     queuePairs.set(0);
+    for (SharedReceiveQueue srq : new ArrayList<>(sharedReceiveQueues)) {
+      srq.closeForced();
+    }
     pd.close();
   }
 
@@ -222,7 +268,14 @@ public final class ProtectionDomain implements AutoCloseable {
     for (QueuePair qp : openQueuePairs) {
       n += qp.binding().collectUses(region, into);
     }
+    for (SharedReceiveQueue srq : sharedReceiveQueues) {
+      n += srq.collectUses(region, into);
+    }
     return n;
+  }
+
+  void sharedReceiveQueueClosed(SharedReceiveQueue srq) {
+    sharedReceiveQueues.remove(srq);
   }
 
   void forget(MemoryRegion region) {

@@ -49,6 +49,14 @@ final class QpEndpointEvents implements RdmapEndpointListener {
   }
 
   @Override
+  public void onReceiveBufferNeeded() {
+    SharedReceives shared = qp.sharedReceives();
+    if (shared != null) {
+      shared.supply();
+    }
+  }
+
+  @Override
   public void onSendComplete(long token) {
     if (!sq.markDone(token, 0, false)) {
       ignored("send completion", token);

@@ -153,6 +153,10 @@ final class QpLifecycle {
   private void release() {
     if (released.compareAndSet(false, true)) {
       qp.pd().queuePairClosed(qp);
+      SharedReceiveQueue srq = qp.sharedReceiveQueue();
+      if (srq != null) {
+        srq.detach(qp);
+      }
       if (device != null) {
         device.forget(qp);
       }

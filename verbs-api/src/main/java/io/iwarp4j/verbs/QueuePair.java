@@ -90,6 +90,10 @@ public final class QueuePair implements AutoCloseable {
   private final QpBinding binding;
   /** reset() and close(), which run on the loop and wait for it. */
   private final QpLifecycle lifecycle;
+  /** The shared receive queue this queue pair takes receives from, or null. */
+  private final SharedReceiveQueue srq;
+  /** Takes them, on the event loop; null without a shared receive queue. */
+  private final SharedReceives sharedReceives;
   /** Traffic and error counters, written by the event loop (see RdmapCounters). */
   private final RdmapCounters counters = new RdmapCounters();
   private final ReadResponseCopyBudget readResponseCopies;
@@ -105,6 +109,16 @@ public final class QueuePair implements AutoCloseable {
    */
   QueuePair(RdmaDevice device, int number, ProtectionDomain pd, CompletionQueue sendCq,
       CompletionQueue recvCq, QueuePairCapabilities caps, boolean signalAll) {
+    this(device, number, pd, sendCq, recvCq, caps, signalAll, null);
+  }
+
+  /**
+   * As above, attached to {@code srq} when not null: its receive queue then only holds the
+   * receives taken from {@code srq} (capacity {@code caps.maxRecvWr()}).
+   */
+  QueuePair(RdmaDevice device, int number, ProtectionDomain pd, CompletionQueue sendCq,
+      CompletionQueue recvCq, QueuePairCapabilities caps, boolean signalAll,
+      SharedReceiveQueue srq) {
     this.readResponseCopies = device != null ? device.readResponseCopies()
         : new ReadResponseCopyBudget(ReadResponseCopyBudget.DEFAULT_CAPACITY);
     this.number = number;
@@ -114,7 +128,9 @@ public final class QueuePair implements AutoCloseable {
     this.caps = Objects.requireNonNull(caps, "caps");
     this.sq = new SendQueue(caps.maxSendWr(), caps.maxSendSge(), caps.maxInlineData(),
         InlineData::gather, this::wakeUp);
-    this.rq = new ReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(), this::wakeUp);
+    // Receives taken from a shared queue are posted on the loop itself: no wake-up.
+    this.rq = new ReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(),
+        srq == null ? this::wakeUp : SharedReceives.NO_WAKE_UP);
     this.completions = new QpCompletions(this);
     this.teardown = new QpTeardown(this, sq, rq, counters, completions);
     this.sender = new SendIssuer(this, sq, signalAll, completions, teardown);
@@ -122,6 +138,8 @@ public final class QueuePair implements AutoCloseable {
     this.endpointEvents = new QpEndpointEvents(this, sq, rq, sender, receiver, teardown);
     this.binding = new QpBinding(this, device, sq, rq, teardown, sender, receiver);
     this.lifecycle = new QpLifecycle(this, device, rq, binding, teardown);
+    this.srq = srq;
+    this.sharedReceives = srq == null ? null : new SharedReceives(this, srq, rq, receiver);
     pd.queuePairOpened(this);
     STATE.setVolatile(this, QpState.INIT);
     if (log.isDebugEnabled()) {
@@ -183,6 +201,16 @@ public final class QueuePair implements AutoCloseable {
    */
   public CompletionQueue recvCq() {
     return recvCq;
+  }
+
+  /**
+   * The shared receive queue this queue pair takes its receives from
+   * ({@link QueuePairConfig.Builder#sharedReceiveQueue}).
+   *
+   * @return the shared receive queue, or null when the queue pair has a receive queue of its own
+   */
+  public SharedReceiveQueue sharedReceiveQueue() {
+    return srq;
   }
 
   /**
@@ -311,13 +339,19 @@ public final class QueuePair implements AutoCloseable {
    *
    * @param wr the work request
    * @throws IllegalStateException after {@link #close()} (in {@link QpState#ERROR} the request is
-   *     accepted and flushed)
+   *     accepted and flushed), or when the queue pair is attached to a shared receive queue
+   *     (post to that instead)
    * @throws IllegalArgumentException when the request exceeds the queue pair's SGE limit
    * @throws WorkQueueFullException when {@link QueuePairCapabilities#maxRecvWr()} receive work
    *     requests are outstanding; nothing was posted
    */
   public void postRecv(RecvWorkRequest wr) {
     Objects.requireNonNull(wr, "wr");
+    if (srq != null) {
+      throw new IllegalStateException("postRecv on queue pair " + number + " (wrId " + wr.wrId()
+          + "): it takes its receives from shared receive queue " + srq.number()
+          + "; post to SharedReceiveQueue.postRecv instead");
+    }
     QpState s = state;
     if (!s.acceptsReceives()) {
       throw new IllegalStateException(refusal("postRecv", s, "the queue pair is gone"));
@@ -402,6 +436,11 @@ public final class QueuePair implements AutoCloseable {
   /** The event loop and connection binding: the connection manager's hooks. */
   QpBinding binding() {
     return binding;
+  }
+
+  /** Takes receives from the shared receive queue (event loop), or null without one. */
+  SharedReceives sharedReceives() {
+    return sharedReceives;
   }
 
   /** The callbacks the RDMAP endpoint reports to. */

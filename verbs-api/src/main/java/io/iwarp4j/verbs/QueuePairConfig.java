@@ -23,6 +23,7 @@ public final class QueuePairConfig {
   private final boolean signalAllSends;
   private final Boolean rfc7306;
   private final int maxInlineData;
+  private final SharedReceiveQueue srq;
 
   private QueuePairConfig(Builder b) {
     this.sendCq = b.sendCq;
@@ -36,6 +37,17 @@ public final class QueuePairConfig {
     this.signalAllSends = b.signalAllSends;
     this.rfc7306 = b.rfc7306;
     this.maxInlineData = b.maxInlineData;
+    this.srq = b.srq;
+  }
+
+  /**
+   * The shared receive queue the queue pair takes its receives from ({@code init_attr.srq}), or
+   * null for a receive queue of its own.
+   *
+   * @return the shared receive queue, or null
+   */
+  public SharedReceiveQueue sharedReceiveQueue() {
+    return srq;
   }
 
   /**
@@ -171,6 +183,7 @@ public final class QueuePairConfig {
     private int ord = DEVICE_DEFAULT;
     private boolean signalAllSends;
     private Boolean rfc7306;
+    private SharedReceiveQueue srq;
 
     private Builder(CompletionQueue sendCq, CompletionQueue recvCq) {
       this.sendCq = Objects.requireNonNull(sendCq, "sendCq");
@@ -288,6 +301,21 @@ public final class QueuePairConfig {
      */
     public Builder rfc7306(boolean enabled) {
       this.rfc7306 = enabled;
+      return this;
+    }
+
+    /**
+     * Attaches the queue pair to a shared receive queue, like {@code ibv_qp_init_attr.srq}:
+     * incoming Sends and Immediate Data consume the shared queue's receives, and the queue
+     * pair's own {@link QueuePair#postRecv} is refused. {@link #maxRecvWr} and {@link
+     * #maxRecvSge} are then ignored. The shared queue must belong to the queue pair's protection
+     * domain.
+     *
+     * @param srq the shared receive queue, or null for a receive queue of its own (the default)
+     * @return this builder
+     */
+    public Builder sharedReceiveQueue(SharedReceiveQueue srq) {
+      this.srq = srq;
       return this;
     }
 

@@ -274,11 +274,18 @@ public final class RdmaDevice implements AutoCloseable {
     if (pd.isClosed()) {
       throw new IllegalStateException(pd + " is closed");
     }
+    SharedReceiveQueue srq = qpConfig.sharedReceiveQueue();
+    if (srq != null) {
+      checkSharedReceiveQueue(pd, srq);
+    }
     QueuePairCapabilities caps = new QueuePairCapabilities(
         limit("maxSendWr", qpConfig.maxSendWr(), config.defaultSendWr(), config.maxSendWr()),
-        limit("maxRecvWr", qpConfig.maxRecvWr(), config.defaultRecvWr(), config.maxRecvWr()),
+        srq != null ? SHARED_RECEIVES_HELD
+            : limit("maxRecvWr", qpConfig.maxRecvWr(), config.defaultRecvWr(),
+                config.maxRecvWr()),
         limit("maxSendSge", qpConfig.maxSendSge(), config.defaultSge(), config.maxSge()),
-        limit("maxRecvSge", qpConfig.maxRecvSge(), config.defaultSge(), config.maxSge()),
+        srq != null ? srq.maxSge()
+            : limit("maxRecvSge", qpConfig.maxRecvSge(), config.defaultSge(), config.maxSge()),
         qpConfig.ird() >= 0 ? qpConfig.ird() : config.defaultIrd(),
         qpConfig.ord() >= 0 ? qpConfig.ord() : config.defaultOrd(),
         qpConfig.rfc7306() != null ? qpConfig.rfc7306() : config.rfc7306(),
@@ -290,7 +297,15 @@ public final class RdmaDevice implements AutoCloseable {
             + " limit (DeviceConfig.maxQueuePairs); close some first");
       }
       QueuePair qp = new QueuePair(this, nextQpNumber.getAndIncrement(), pd, qpConfig.sendCq(),
-          qpConfig.recvCq(), caps, qpConfig.signalAllSends());
+          qpConfig.recvCq(), caps, qpConfig.signalAllSends(), srq);
+      if (srq != null) {
+        try {
+          srq.attach(qp);
+        } catch (RuntimeException e) {
+          qp.close();
+          throw e;
+        }
+      }
       queuePairs.add(qp);
       synchronized (countersLock) {
         RdmapCounters[] live = java.util.Arrays.copyOf(liveCounters, liveCounters.length + 1);
@@ -307,6 +322,24 @@ public final class RdmaDevice implements AutoCloseable {
         }
       }
       return qp;
+    }
+  }
+
+  /**
+   * The receives a queue pair attached to a shared receive queue holds at once, taken and not
+   * completed: the one a message is placed into (taken when it starts, completed on its last
+   * segment), and one to spare.
+   */
+  static final int SHARED_RECEIVES_HELD = 2;
+
+  private static void checkSharedReceiveQueue(ProtectionDomain pd, SharedReceiveQueue srq) {
+    if (srq.pd() != pd) {
+      throw new IllegalArgumentException("shared receive queue " + srq.number() + " belongs to "
+          + srq.pd() + ", not to the queue pair's " + pd + ": a queue pair takes receives only"
+          + " from a shared receive queue of its own protection domain");
+    }
+    if (srq.isClosed()) {
+      throw new IllegalStateException("shared receive queue " + srq.number() + " is closed");
     }
   }
 

@@ -20,6 +20,10 @@
  *   <tr><td>{@link io.iwarp4j.verbs.QueuePair#postSend},
  *       {@link io.iwarp4j.verbs.QueuePair#postRecv}</td>
  *       <td>{@code ibv_post_send}, {@code ibv_post_recv}</td></tr>
+ *   <tr><td>{@link io.iwarp4j.verbs.ProtectionDomain#createSharedReceiveQueue},
+ *       {@link io.iwarp4j.verbs.SharedReceiveQueue#postRecv},
+ *       {@link io.iwarp4j.verbs.SharedReceiveQueue#armLimit}</td>
+ *       <td>{@code ibv_create_srq}, {@code ibv_post_srq_recv}, {@code ibv_modify_srq}</td></tr>
  *   <tr><td>{@link io.iwarp4j.verbs.CompletionQueue#poll},
  *       {@link io.iwarp4j.verbs.CompletionQueue#requestNotify}</td>
  *       <td>{@code ibv_poll_cq}, {@code ibv_req_notify_cq}</td></tr>

@@ -8,6 +8,7 @@ import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.RemoteBuffer;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
+import io.iwarp4j.verbs.SharedReceiveQueue;
 import io.iwarp4j.verbs.WcOpcode;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
@@ -41,6 +42,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * completion listener and returns credits with an 8-octet RDMA Write into the sender's credit
  * region every quarter window, the way an application on iWARP must (the raw-Netty baseline gets
  * this flow control from TCP for free).
+ *
+ * <p>{@code srq} (SEND only): the target's queue pairs take their receives from one shared
+ * receive queue of {@code qps × window} receives instead of a receive queue each; the listener
+ * reposts each to the shared queue and credits the queue pair the completion names
+ * ({@link WorkCompletion#qpNumber()}). Off by default, so the suite's matrix is unchanged:
+ * {@code -p op=SEND -p srq=false,true} gives the plain and the shared-queue Send side by side.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -76,6 +83,10 @@ public class VerbsBandwidthBenchmark {
   @Param({"1", "8"})
   public int qps;
 
+  /** Whether the Send target's queue pairs share one shared receive queue (SEND only). */
+  @Param({"false"})
+  public boolean srq;
+
   private VerbsPair pair;
   private WorkRequestOpcode opcode;
   private QueuePair[] qp;
@@ -98,9 +109,12 @@ public class VerbsBandwidthBenchmark {
     // A deep window keeps the sender from waiting on credits (all receives share one buffer).
     window = Math.min(16_000, Math.max(8 * depth, 1024));
     boolean send = opcode == WorkRequestOpcode.SEND;
+    if (srq && !send) {
+      throw new IllegalArgumentException("srq=true needs op=SEND, not " + op);
+    }
     target = send ? new SendTarget(qps, window, size) : null;
     pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window : 1,
-        Math.max(1, depth), target);
+        Math.max(1, depth), target, srq ? qps * window : 0);
     qp = pair.clientQps;
     outstanding = new int[qps];
     posted = new long[qps];
@@ -219,6 +233,9 @@ public class VerbsBandwidthBenchmark {
     private final RecvWorkRequest recv = new RecvWorkRequest(1);
     private final SendWorkRequest creditWr = new SendWorkRequest(1);
     private QueuePair[] qps;
+    /** The shared receive queue, or null; then {@link #indexOf} maps qp numbers to indexes. */
+    private SharedReceiveQueue srq;
+    private int[] indexOf;
     private MemoryRegion buffer;
     private MemoryRegion creditSource;
     private RemoteBuffer creditTarget;
@@ -240,9 +257,24 @@ public class VerbsBandwidthBenchmark {
       this.buffer = buffer;
       this.creditTarget = creditTarget;
       creditSource = pair.serverPd.allocate(8 * CREDIT_SLOTS * qps.length, ACCESS);
-      for (int i = 0; i < qps.length; i++) {
-        for (int k = 0; k < window; k++) {
-          qps[i].postRecv(recv.reset().wrId(i).addSge(buffer, 0, size));
+      srq = pair.serverSrq;
+      if (srq != null) {
+        int max = 0;
+        for (QueuePair qp : qps) {
+          max = Math.max(max, qp.number());
+        }
+        indexOf = new int[max + 1];
+        for (int i = 0; i < qps.length; i++) {
+          indexOf[qps[i].number()] = i;
+        }
+        for (int k = 0; k < window * qps.length; k++) {
+          srq.postRecv(recv.reset().addSge(buffer, 0, size));
+        }
+      } else {
+        for (int i = 0; i < qps.length; i++) {
+          for (int k = 0; k < window; k++) {
+            qps[i].postRecv(recv.reset().wrId(i).addSge(buffer, 0, size));
+          }
         }
       }
       pair.serverCq.requestNotify(false);
@@ -282,7 +314,9 @@ public class VerbsBandwidthBenchmark {
     private void handle(int n) {
       for (int k = 0; k < n; k++) {
         WorkCompletion c = wc[k];
-        int i = (int) c.wrId();
+        // A shared queue's receive names no queue pair: the completion's qp number does.
+        int i = srq != null && c.opcode() == WcOpcode.RECV ? indexOf[c.qpNumber()]
+            : (int) c.wrId();
         if (!c.isSuccess()) {
           if (failure == null) {
             failure = c.toString();
@@ -299,7 +333,11 @@ public class VerbsBandwidthBenchmark {
           }
           continue;
         }
-        qps[i].postRecv(recv.reset().wrId(i).addSge(buffer, 0, size));
+        if (srq != null) {
+          srq.postRecv(recv.reset().addSge(buffer, 0, size));
+        } else {
+          qps[i].postRecv(recv.reset().wrId(i).addSge(buffer, 0, size));
+        }
         received[i]++;
         credit(i, window / 4);
       }

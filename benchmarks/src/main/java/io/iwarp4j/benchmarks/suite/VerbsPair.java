@@ -12,6 +12,8 @@ import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
+import io.iwarp4j.verbs.SharedReceiveQueue;
+import io.iwarp4j.verbs.SharedReceiveQueueConfig;
 import io.iwarp4j.verbs.WorkCompletion;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -40,6 +42,8 @@ final class VerbsPair implements AutoCloseable {
   final CompletionQueue serverCq;
   final QueuePair[] clientQps;
   final QueuePair[] serverQps;
+  /** The shared receive queue every server queue pair takes its receives from, or null. */
+  final SharedReceiveQueue serverSrq;
   private final RdmaListener listener;
 
   /**
@@ -54,9 +58,18 @@ final class VerbsPair implements AutoCloseable {
    */
   VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
       CompletionListener serverListener) throws Exception {
+    this(n, crc, sendWr, recvWr, readDepth, serverListener, 0);
+  }
+
+  /**
+   * As above; with {@code srqDepth > 0} the server's queue pairs share one shared receive queue
+   * of that depth ({@link #serverSrq}) instead of {@code recvWr} receives each.
+   */
+  VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
+      CompletionListener serverListener, int srqDepth) throws Exception {
     DeviceConfig config = DeviceConfig.builder().eventLoopThreads(1)
         .mpaSettings(MpaSettings.builder().crc(crc).build())
-        .maxQueuePairs(Math.max(1024, n)).build();
+        .maxQueuePairs(Math.max(1024, n)).maxSrqWr(Math.max(1 << 14, srqDepth)).build();
     serverDevice = RdmaDevice.open(config);
     clientDevice = RdmaDevice.open(config);
     boolean ok = false;
@@ -67,14 +80,18 @@ final class VerbsPair implements AutoCloseable {
       clientCq = clientDevice.createCompletionQueue(cqe);
       serverCq = serverListener == null ? serverDevice.createCompletionQueue(cqe)
           : serverDevice.createCompletionQueue(cqe, serverListener);
+      serverSrq = srqDepth > 0 ? serverPd.createSharedReceiveQueue(
+          SharedReceiveQueueConfig.builder().maxWr(srqDepth).maxSge(1).build()) : null;
       clientQps = new QueuePair[n];
       serverQps = new QueuePair[n];
       ConcurrentLinkedQueue<QueuePair> acceptWith = new ConcurrentLinkedQueue<>();
       for (int i = 0; i < n; i++) {
         clientQps[i] = clientDevice.createQueuePair(clientPd, qpConfig(clientCq, sendWr, recvWr,
             readDepth));
-        serverQps[i] = serverDevice.createQueuePair(serverPd, qpConfig(serverCq, sendWr, recvWr,
-            readDepth));
+        serverQps[i] = serverDevice.createQueuePair(serverPd, serverSrq == null
+            ? qpConfig(serverCq, sendWr, recvWr, readDepth)
+            : QueuePairConfig.builder(serverCq, serverCq).maxSendWr(sendWr).maxSendSge(1)
+                .ird(readDepth).ord(readDepth).sharedReceiveQueue(serverSrq).build());
         acceptWith.add(serverQps[i]);
       }
       listener = serverDevice.listen(new InetSocketAddress("127.0.0.1", 0),

@@ -77,6 +77,8 @@ public final class MpmcSlotRing<T> {
 
   private final Slot<T>[] slots;
   private final int capacity;
+  /** {@code capacity - 1} when the capacity is a power of two, else -1 (see {@link #index}). */
+  private final int mask;
   private final BiConsumer<? super T, ? super T> copier;
   private final PaddedLong enqueuePos = new PaddedLong(0);
   private final PaddedLong dequeuePos = new PaddedLong(0);
@@ -102,6 +104,7 @@ public final class MpmcSlotRing<T> {
     Objects.requireNonNull(slotFactory, "slotFactory");
     this.copier = Objects.requireNonNull(copier, "copier");
     this.capacity = capacity;
+    this.mask = Integer.bitCount(capacity) == 1 ? capacity - 1 : -1;
     @SuppressWarnings("unchecked")
     Slot<T>[] array = (Slot<T>[]) new Slot<?>[capacity];
     for (int i = 0; i < capacity; i++) {
@@ -276,6 +279,44 @@ public final class MpmcSlotRing<T> {
   }
 
   /**
+   * Hands the oldest value to {@code consumer} in place, then frees its slot: {@link #poll} for
+   * a consumer that copies the value on itself (into a queue of its own), saving a copy. The
+   * slot stays claimed while {@code consumer} runs, so it must be short and must not throw (a
+   * value it fails on is gone); producers that lap to that slot wait for it. Safe from any number
+   * of threads.
+   *
+   * @param consumer reads the value; must not keep a reference to it
+   * @param arg passed to {@code consumer}, so that a constant consumer allocates nothing
+   * @param <A> the argument's type
+   * @return true when a value was taken, false when none was ready
+   */
+  public <A> boolean poll(BiConsumer<? super T, ? super A> consumer, A arg) {
+    long pos = dequeuePos.getOpaque();
+    Slot<T> slot;
+    for (;;) {
+      slot = slots[index(pos)];
+      long dif = (long) SEQ.getAcquire(slot) - (2 * pos + 1);
+      if (dif == 0) {
+        long witness = dequeuePos.compareAndExchange(pos, pos + 1);
+        if (witness == pos) {
+          break;
+        }
+        pos = witness;
+      } else if (dif < 0) {
+        return false;
+      } else {
+        pos = dequeuePos.getOpaque();
+      }
+    }
+    try {
+      consumer.accept(slot.item, arg);
+    } finally {
+      SEQ.setRelease(slot, 2 * (pos + capacity));
+    }
+    return true;
+  }
+
+  /**
    * Whether a value may be ready to poll, read with volatile semantics. False means the slot
    * at the dequeue position had not been published when this read it; true means it had, or
    * that the dequeue position moved on, in which case polling finds out.
@@ -298,6 +339,41 @@ public final class MpmcSlotRing<T> {
     return (int) Math.max(0, Math.min(capacity, tail - head));
   }
 
+  /**
+   * Visits a copy of each value stored and not yet taken, oldest first: a snapshot for
+   * diagnostics, never for the data path. Each value is copied into {@code scratch} and visited
+   * only if its slot still held that same value after the copy (its sequence did not move), so
+   * a value being taken or overwritten meanwhile is skipped rather than seen torn; values
+   * offered or taken while this runs may or may not be visited.
+   *
+   * @param scratch where each value is copied before it is visited
+   * @param visitor called with {@code scratch}
+   * @return how many values were visited
+   */
+  public int forEachStored(T scratch, java.util.function.Consumer<? super T> visitor) {
+    long head = dequeuePos.getVolatile();
+    long tail = enqueuePos.getVolatile();
+    int visited = 0;
+    for (long pos = head; pos < tail && pos < head + capacity; pos++) {
+      Slot<T> slot = slots[index(pos)];
+      long seq = (long) SEQ.getAcquire(slot);
+      if (seq != 2 * pos + 1) {
+        continue; // taken already, or not yet published
+      }
+      try {
+        copier.accept(slot.item, scratch);
+      } catch (RuntimeException torn) {
+        continue; // a producer of a later lap wrote it meanwhile
+      }
+      VarHandle.acquireFence();
+      if ((long) SEQ.getVolatile(slot) == seq) {
+        visitor.accept(scratch);
+        visited++;
+      }
+    }
+    return visited;
+  }
+
   private static void backOff(int waits) {
     if (waits < 100) {
       Thread.onSpinWait();
@@ -307,6 +383,7 @@ public final class MpmcSlotRing<T> {
   }
 
   private int index(long pos) {
-    return (int) (pos % capacity);
+    // A long division costs tens of cycles on every offer and poll; a power of two needs none.
+    return mask >= 0 ? (int) pos & mask : (int) (pos % capacity);
   }
 }

@@ -52,6 +52,38 @@ class MpmcSlotRingTest {
   }
 
   @Test
+  void pollingInPlaceHandsTheOldestValueOverAndFreesItsSlot() {
+    MpmcSlotRing<Cell> ring = ring(2);
+    ring.offer(cell(1));
+    ring.offer(cell(2));
+    long[] got = new long[1];
+    assertTrue(ring.poll((Cell c, long[] into) -> into[0] = c.value, got));
+    assertEquals(1, got[0]);
+    assertTrue(ring.offer(cell(3)), "the slot is free again");
+    assertTrue(ring.poll((Cell c, long[] into) -> into[0] = c.value, got));
+    assertEquals(2, got[0]);
+    // A consumer that throws still frees the slot (the value is gone).
+    assertThrows(IllegalStateException.class, () -> ring.poll((Cell c, Object x) -> {
+      throw new IllegalStateException("consumer");
+    }, null));
+    assertEquals(0, ring.size());
+    assertFalse(ring.poll((Cell c, long[] into) -> into[0] = c.value, got));
+  }
+
+  @Test
+  void forEachStoredVisitsTheValuesNotYetTakenOldestFirst() {
+    MpmcSlotRing<Cell> ring = ring(3);
+    for (long v = 1; v <= 3; v++) {
+      ring.offer(cell(v));
+    }
+    ring.poll(new Cell());
+    ring.offer(cell(4));
+    java.util.List<Long> seen = new java.util.ArrayList<>();
+    assertEquals(3, ring.forEachStored(new Cell(), c -> seen.add(c.value)));
+    assertEquals(java.util.List.of(2L, 3L, 4L), seen);
+  }
+
+  @Test
   void capacityOutOfRange() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ring(0));
     assertEquals("ring capacity 0 is outside 1..16777216", e.getMessage());
