@@ -138,7 +138,8 @@ final class RdmapRequester {
       throw new IllegalStateException("ORD " + reads.ord() + " RDMA Reads and Atomics are"
           + " outstanding: wait for one to complete (canIssueRead())");
     }
-    StagCheck result = stags.check(resultStag, resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd);
+    StagCheck result = stags.check(resultStag, resultTo, Long.BYTES, AccessFlags.LOCAL_WRITE, pd,
+        stream);
     if (result != StagCheck.OK) {
       throw new IllegalArgumentException("Atomic result STag 0x" + Integer.toHexString(resultStag)
           + " TO 0x" + Long.toHexString(resultTo) + ": " + result

@@ -30,9 +30,33 @@ final class LocalMemoryOperations {
    *
    * @return null when done, else why it was refused (nothing changed)
    */
-  String execute(SendWorkRequest wr) {
-    return wr.opcode() == WorkRequestOpcode.REG_MR ? register(wr.registration())
-        : invalidate(wr.invalidateStag());
+  String execute(SendWorkRequest wr, Object streamScope) {
+    return switch (wr.opcode()) {
+      case REG_MR -> register(wr.registration());
+      case BIND_MW -> bind(wr.windowBind(), streamScope);
+      default -> invalidate(wr.invalidateStag());
+    };
+  }
+
+  /**
+   * A type 2 window's bind: scoped to {@code streamScope}, the stream of the connection the
+   * queue pair runs now (RFC 5041 §8.2).
+   */
+  private String bind(WindowBind bind, Object streamScope) {
+    MemoryWindow w = bind.window();
+    if (w.pd() != pd) {
+      return "memory window " + w + " belongs to another protection domain";
+    }
+    if (bind.region().pd() != pd) {
+      return "memory region " + bind.region() + " belongs to another protection domain";
+    }
+    try {
+      w.ddp().bind(bind.stag(), bind.region().region(), bind.offset(), bind.length(),
+          bind.access(), java.util.Objects.requireNonNull(streamScope, "streamScope"));
+      return null;
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      return e.getMessage();
+    }
   }
 
   private String register(FastRegistration reg) {
