@@ -50,9 +50,18 @@ final class LocalMemoryOperations {
     if (bind.region().pd() != pd) {
       return "memory region " + bind.region() + " belongs to another protection domain";
     }
+    boolean type1 = w.type() == MemoryWindowType.TYPE_1;
     try {
+      if (type1) {
+        // A type 1 bind replaces the binding; length 0 only unbinds (ibv_bind_mw).
+        w.ddp().invalidate();
+        if (bind.length() == 0) {
+          return null;
+        }
+      }
       w.ddp().bind(bind.stag(), bind.region().region(), bind.offset(), bind.length(),
-          bind.access(), java.util.Objects.requireNonNull(streamScope, "streamScope"));
+          bind.access(), type1 ? null
+              : java.util.Objects.requireNonNull(streamScope, "streamScope"));
       return null;
     } catch (IllegalArgumentException | IllegalStateException e) {
       return e.getMessage();
@@ -84,6 +93,10 @@ final class LocalMemoryOperations {
     }
     if (r.pd() != pd.ddp()) {
       return "STag 0x" + Integer.toHexString(stag) + " belongs to another protection domain";
+    }
+    if (r.memoryWindow() != null && r.scope() == null) {
+      return "STag 0x" + Integer.toHexString(stag) + " names a type 1 memory window: unbind it"
+          + " with QueuePair.bindMemoryWindow(..., length 0) (ibv_bind_mw), not LOCAL_INV";
     }
     try {
       // Waits for placements in flight on other event loops: none starts after this.

@@ -565,6 +565,14 @@ public final class SendWorkRequest {
     return this;
   }
 
+  /** A type 1 bind, for {@link QueuePair#bindMemoryWindow}. */
+  SendWorkRequest bindType1(MemoryWindow window, int stag, MemoryRegion region, long offset,
+      int length, int access) {
+    bindMemoryWindow(window, stag, region, offset, length, access);
+    windowBind.markVerbCall();
+    return this;
+  }
+
   /** What a BIND_MW binds; the engine's view. */
   WindowBind windowBind() {
     return windowBind;

@@ -12,9 +12,12 @@ final class WindowBind {
   private long offset;
   private int length;
   private int access;
+  /** Set by {@link QueuePair#bindMemoryWindow} (a type 1 bind), not by the application. */
+  private boolean verbCall;
 
   void set(MemoryWindow window, int stag, MemoryRegion region, long offset, int length,
       int access) {
+    this.verbCall = false;
     this.window = window;
     this.stag = stag;
     this.region = region;
@@ -29,6 +32,12 @@ final class WindowBind {
 
   void copyFrom(WindowBind other) {
     set(other.window, other.stag, other.region, other.offset, other.length, other.access);
+    verbCall = other.verbCall;
+  }
+
+  /** Marks the bind as a type 1 bind by {@link QueuePair#bindMemoryWindow}. */
+  void markVerbCall() {
+    verbCall = true;
   }
 
   /** What makes the bind malformed (checked at post time), or null. */
@@ -42,8 +51,9 @@ final class WindowBind {
       return "STag 0x" + Integer.toHexString(stag) + " does not name memory window " + window
           + " (use its nextStag())";
     }
-    if (window.type() != MemoryWindowType.TYPE_2) {
-      return "only a type 2 window is bound by a work request";
+    if (window.type() == MemoryWindowType.TYPE_1 && !verbCall) {
+      return "a type 1 window is bound with QueuePair.bindMemoryWindow (ibv_bind_mw), not with a"
+          + " BIND_MW work request";
     }
     return null;
   }

@@ -182,6 +182,62 @@ class QueuePairMemoryWindowTest {
     assertFalse(mr.isClosed());
   }
 
+  @Test
+  void aType1WindowIsBoundByTheVerbAndUsableOnEveryStreamOfTheDomain() {
+    MemoryWindow t1 = h.pd.allocateMemoryWindow(MemoryWindowType.TYPE_1);
+    int first = h.qp.bindMemoryWindow(t1, 7, SIGNALED, mr, 0, 64, AccessFlags.REMOTE_WRITE);
+    h.loop.runAll();
+    WorkCompletion wc = h.sendCompletions().get(0);
+    assertTrue(wc.isSuccess(), wc.toString());
+    assertEquals(WcOpcode.BIND_MW, wc.opcode());
+    assertEquals(7, wc.wrId());
+    assertEquals(first, t1.stag());
+    assertNull(h.table.lookup(first).scope(), "domain-scoped");
+    assertEquals(StagCheck.OK, check(first, mr.address(), 64, AccessFlags.REMOTE_WRITE, h.ep));
+    assertEquals(StagCheck.OK, check(first, mr.address(), 64, AccessFlags.REMOTE_WRITE,
+        new Object()), "any stream of the domain");
+    assertEquals(io.iwarp4j.ddp.mem.InvalidateResult.CANNOT_INVALIDATE,
+        h.table.remoteInvalidate(first, h.pd.ddp(), h.ep), "shared: no remote invalidation");
+    // A new bind replaces the binding, with a new key; length 0 unbinds.
+    int second = h.qp.bindMemoryWindow(t1, 8, SIGNALED, mr, 64, 64, AccessFlags.REMOTE_READ);
+    h.loop.runAll();
+    assertTrue(h.sendCompletions().get(0).isSuccess());
+    assertTrue(first != second);
+    assertNull(h.table.lookup(first));
+    assertEquals(StagCheck.OK, check(second, mr.address() + 64, 64, AccessFlags.REMOTE_READ,
+        h.ep));
+    h.qp.bindMemoryWindow(t1, 9, SIGNALED, mr, 0, 0, 0);
+    h.loop.runAll();
+    assertTrue(h.sendCompletions().get(0).isSuccess());
+    assertFalse(t1.isValid());
+    assertEquals(QpState.RTS, h.qp.state());
+  }
+
+  @Test
+  void type1AndType2AreBoundTheirOwnWayOnly() {
+    MemoryWindow t1 = h.pd.allocateMemoryWindow(MemoryWindowType.TYPE_1);
+    SendWorkRequest wr = new SendWorkRequest(0).wrId(1).opcode(WorkRequestOpcode.BIND_MW)
+        .bindMemoryWindow(t1, t1.nextStag(), mr, 0, 64, AccessFlags.REMOTE_READ);
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> h.qp.postSend(wr))
+        .getMessage().contains("ibv_bind_mw"));
+    assertThrows(IllegalArgumentException.class,
+        () -> h.qp.bindMemoryWindow(mw, 2, SIGNALED, mr, 0, 64, AccessFlags.REMOTE_READ));
+    h.loop.runAll();
+    assertEquals(List.of(), h.sendCompletions());
+  }
+
+  @Test
+  void localInvOfAType1WindowFails() {
+    MemoryWindow t1 = h.pd.allocateMemoryWindow(MemoryWindowType.TYPE_1);
+    int stag = h.qp.bindMemoryWindow(t1, 1, SIGNALED, mr, 0, 64, AccessFlags.REMOTE_READ);
+    h.loop.runAll();
+    assertTrue(h.sendCompletions().get(0).isSuccess());
+    h.qp.postSend(localInv(2, stag));
+    h.loop.runAll();
+    assertFailed(WcStatus.LOC_QP_OP_ERR, "type 1 memory window");
+    assertTrue(t1.isValid());
+  }
+
   private void assertFailed(WcStatus status, String reason) {
     List<WorkCompletion> wcs = h.sendCompletions();
     assertEquals(status, wcs.get(0).status(), wcs.toString());

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * region's memory (its {@link MemoryRegion#memoryWindow()} is this, its
  * {@link MemoryRegion#scope()} the stream), published in this window's slot: lookups, checks,
  * pins, placement and remote invalidation are those of any region, and the stream check is one
- * field compare. The region records its windows and invalidates them before it is deregistered.
+ * field compare. A peer may invalidate a stream-scoped binding (from its stream); one without a
+ * stream (type 1, shared by the domain's streams) it may not (RFC 5040 §8.1.1 item 7). The region records its windows and invalidates them before it is deregistered.
  *
  * <p><b>Threading.</b> {@link #bind}, {@link #invalidate()} and {@link #close()} take this
  * object's monitor; the read side is lock-free.

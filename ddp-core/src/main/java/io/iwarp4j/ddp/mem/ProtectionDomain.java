@@ -266,8 +266,10 @@ public final class ProtectionDomain implements AutoCloseable {
       Object scope) {
     boolean done = false;
     try {
-      MemoryRegion region = new MemoryRegion(table, this, stag, baseTo, memory, access, true,
-          false, memory.isReadOnly(), null, window, scope);
+      // A window shared by the domain's streams may not be invalidated by a peer (RFC 5040
+      // §8.1.1 item 7); one limited to a stream may.
+      MemoryRegion region = new MemoryRegion(table, this, stag, baseTo, memory, access,
+          scope != null, false, memory.isReadOnly(), null, window, scope);
       done = true;
       return region;
     } finally {

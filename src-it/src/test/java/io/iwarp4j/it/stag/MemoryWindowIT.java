@@ -228,6 +228,35 @@ class MemoryWindowIT {
     assertEquals(new TerminateInfo(0, 1, 0x00, true), terminate(eventsA));
   }
 
+  @Test
+  void aType1WindowServesEveryConnectionOfTheDomainAndCannotBeInvalidatedByAPeer()
+      throws Exception {
+    MemoryWindow t1 = hostRegion.pd().allocateMemoryWindow(MemoryWindowType.TYPE_1);
+    int stag = hostA.bindMemoryWindow(t1, 3, SendFlags.SIGNALED, hostRegion, WIN_OFFSET,
+        WIN_LENGTH, AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
+    WorkCompletion bound = expect(hostCq, 3);
+    assertEquals(WcOpcode.BIND_MW, bound.opcode(), bound.toString());
+    assertEquals(stag, t1.stag());
+    long address = hostRegion.address() + WIN_OFFSET;
+    byte[] data = pattern(3, 256);
+    peerData.buffer().setBytes(0, data);
+    // Connection B (not the one that bound it) Writes and Reads through it.
+    peerB.postSend(new SendWorkRequest(1).wrId(70).opcode(WorkRequestOpcode.RDMA_WRITE)
+        .remote(stag, address).addSge(peerData, 0, 256));
+    peerB.postSend(new SendWorkRequest(1).wrId(71).opcode(WorkRequestOpcode.RDMA_READ)
+        .flags(SendFlags.SIGNALED).remote(stag, address).addSge(peerData, REGION, 256));
+    expect(peerCqB, 71);
+    byte[] placed = new byte[256];
+    hostRegion.buffer().getBytes(WIN_OFFSET, placed);
+    assertArrayEquals(data, placed);
+    // Shared by streams: a peer may not invalidate it (RFC 5040 §8.1.1 item 7): 0/1/0x09.
+    hostA.postRecv(new RecvWorkRequest(1).wrId(72).addSge(hostMsgs, 0, 64));
+    peerA.postSend(new SendWorkRequest(1).wrId(73).opcode(WorkRequestOpcode.SEND_WITH_INVALIDATE)
+        .invalidateStag(stag).addSge(peerData, 0, 8));
+    assertEquals(new TerminateInfo(0, 1, 0x09, true), terminate(eventsA));
+    assertTrue(t1.isValid());
+  }
+
   private byte[] snapshot() {
     byte[] b = new byte[REGION];
     hostRegion.buffer().getBytes(0, b);
