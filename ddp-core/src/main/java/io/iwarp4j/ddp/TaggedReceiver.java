@@ -107,7 +107,7 @@ final class TaggedReceiver {
     }
     if (payload > 0) {
       StagCheck check = stags.checkAndPlace(stag, to, segment, TaggedHeader.LENGTH, payload,
-          access, pd);
+          access, pd, stream);
       if (check != StagCheck.OK) {
         if (check == StagCheck.INVALID_STAG && access == AccessFlags.LOCAL_WRITE) {
           // Our own sink (a Read's), checked by verbs when it was issued: deregistered since.

@@ -42,8 +42,12 @@ final class AtomicResponder {
   private int requestId;
   private long originalValue;
 
-  AtomicResponder(ProtectionDomain pd) {
+  /** The stream's identity, for STags limited to one stream (memory windows). */
+  private final Object scope;
+
+  AtomicResponder(ProtectionDomain pd, Object scope) {
     this.pd = pd;
+    this.scope = scope;
     this.stags = pd.table();
   }
 
@@ -74,7 +78,7 @@ final class AtomicResponder {
     long to = AtomicRequestHeader.remoteTo(request, start);
     MemoryRegion region = stags.lookup(stag);
     StagCheck check = region == null ? StagCheck.INVALID_STAG
-        : region.check(to, Long.BYTES, AccessFlags.REMOTE_ATOMIC, pd);
+        : region.check(to, Long.BYTES, AccessFlags.REMOTE_ATOMIC, pd, scope);
     if (check != StagCheck.OK) {
       return RdmapError.forReadSource(check);
     }

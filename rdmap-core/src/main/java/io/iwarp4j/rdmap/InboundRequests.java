@@ -43,7 +43,7 @@ final class InboundRequests {
     this.stream = stream;
     this.counters = counters;
     this.responder = responder;
-    this.atomics = new AtomicResponder(stream.protectionDomain());
+    this.atomics = new AtomicResponder(stream.protectionDomain(), stream);
     this.terminator = terminator;
     this.ird = ird;
     this.deferred = new DeferredRequests(ird);

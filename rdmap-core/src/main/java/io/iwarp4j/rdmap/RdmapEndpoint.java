@@ -526,6 +526,16 @@ public final class RdmapEndpoint {
     return pd;
   }
 
+  /**
+   * This stream's identity for STags limited to one stream (a type 2 memory window bound by the
+   * queue pair this endpoint serves, RFC 5041 §8.2): its DDP stream, one per connection.
+   *
+   * @return the identity to bind stream-scoped STags to
+   */
+  public Object streamScope() {
+    return stream;
+  }
+
   /** The channel, for log lines. */
   Channel channel() {
     return channel;

@@ -45,6 +45,8 @@ final class RdmapReceiver implements DdpStreamListener {
   private final TerminateSender terminator;
   private final StagTable stags;
   private final ProtectionDomain pd;
+  /** This stream's identity, for STags limited to one stream (memory windows). */
+  private final Object scope;
   /** The header of the last L=1 untagged segment: what a post-delivery error echoes. */
   private final TerminatedSegment lastMessage = new TerminatedSegment();
   /** What the Terminate for the error found now echoes. */
@@ -67,6 +69,7 @@ final class RdmapReceiver implements DdpStreamListener {
     this.receiveBuffers = receiveBuffers;
     this.terminator = terminator;
     this.pd = endpoint.protectionDomain();
+    this.scope = endpoint.streamScope();
     this.stags = pd.table();
   }
 
@@ -174,7 +177,8 @@ final class RdmapReceiver implements DdpStreamListener {
     if (region == null) {
       return RdmapError.CANNOT_INVALIDATE_UNKNOWN_STAG;
     }
-    if (region.pd() != pd || !region.remoteInvalidationAllowed()) {
+    if (region.pd() != pd || (region.scope() != null && region.scope() != scope)
+        || !region.remoteInvalidationAllowed()) {
       return RdmapError.CANNOT_INVALIDATE;
     }
     return null;
@@ -244,7 +248,7 @@ final class RdmapReceiver implements DdpStreamListener {
     int invalidated = 0;
     if (OpcodeTable.has(opcode.code(), OpcodeTable.INVALIDATE_STAG)) {
       int stag = RdmapControl.invalidateStagOf(rsvdUlp);
-      InvalidateResult result = stags.remoteInvalidate(stag, pd);
+      InvalidateResult result = stags.remoteInvalidate(stag, pd, scope);
       if (result != InvalidateResult.OK) {
         failed.copyFrom(lastMessage);
         terminator.terminate(result == InvalidateResult.INVALID_STAG

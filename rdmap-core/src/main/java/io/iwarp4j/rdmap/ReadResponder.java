@@ -149,7 +149,7 @@ final class ReadResponder {
     }
     MemoryRegion region = stags.lookup(srcStag);
     StagCheck check = region == null ? StagCheck.INVALID_STAG
-        : region.check(srcTo, size, AccessFlags.REMOTE_READ, pd);
+        : region.check(srcTo, size, AccessFlags.REMOTE_READ, pd, stream);
     if (check != StagCheck.OK) {
       return fail(RdmapError.forReadSource(check));
     }

@@ -17,6 +17,13 @@ public final class AccessFlags {
   /** A remote peer may run RFC 7306 atomics on the region. Requires {@link #LOCAL_WRITE}. */
   public static final int REMOTE_ATOMIC = 1 << 3;
   /** No access beyond local read. */
+  /**
+   * Memory windows may be bound into the region ({@code IBV_ACCESS_MW_BIND}); without it a
+   * {@link WorkRequestOpcode#BIND_MW} into the region completes with
+   * {@link WcStatus#MW_BIND_ERR}. Grants no access by itself.
+   */
+  public static final int MW_BIND = 1 << 4;
+  /** No access beyond local read. */
   public static final int NONE = 0;
 
   private AccessFlags() {

@@ -30,9 +30,42 @@ final class LocalMemoryOperations {
    *
    * @return null when done, else why it was refused (nothing changed)
    */
-  String execute(SendWorkRequest wr) {
-    return wr.opcode() == WorkRequestOpcode.REG_MR ? register(wr.registration())
-        : invalidate(wr.invalidateStag());
+  String execute(SendWorkRequest wr, Object streamScope) {
+    return switch (wr.opcode()) {
+      case REG_MR -> register(wr.registration());
+      case BIND_MW -> bind(wr.windowBind(), streamScope);
+      default -> invalidate(wr.invalidateStag());
+    };
+  }
+
+  /**
+   * A type 2 window's bind: scoped to {@code streamScope}, the stream of the connection the
+   * queue pair runs now (RFC 5041 §8.2).
+   */
+  private String bind(WindowBind bind, Object streamScope) {
+    MemoryWindow w = bind.window();
+    if (w.pd() != pd) {
+      return "memory window " + w + " belongs to another protection domain";
+    }
+    if (bind.region().pd() != pd) {
+      return "memory region " + bind.region() + " belongs to another protection domain";
+    }
+    boolean type1 = w.type() == MemoryWindowType.TYPE_1;
+    try {
+      if (type1) {
+        // A type 1 bind replaces the binding; length 0 only unbinds (ibv_bind_mw).
+        w.ddp().invalidate();
+        if (bind.length() == 0) {
+          return null;
+        }
+      }
+      w.ddp().bind(bind.stag(), bind.region().region(), bind.offset(), bind.length(),
+          bind.access(), type1 ? null
+              : java.util.Objects.requireNonNull(streamScope, "streamScope"));
+      return null;
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      return e.getMessage();
+    }
   }
 
   private String register(FastRegistration reg) {
@@ -60,6 +93,10 @@ final class LocalMemoryOperations {
     }
     if (r.pd() != pd.ddp()) {
       return "STag 0x" + Integer.toHexString(stag) + " belongs to another protection domain";
+    }
+    if (r.memoryWindow() != null && r.scope() == null) {
+      return "STag 0x" + Integer.toHexString(stag) + " names a type 1 memory window: unbind it"
+          + " with QueuePair.bindMemoryWindow(..., length 0) (ibv_bind_mw), not LOCAL_INV";
     }
     try {
       // Waits for placements in flight on other event loops: none starts after this.

@@ -249,7 +249,9 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
    * released (library allocation) or the reference on the caller's buffer dropped; slices the
    * transport still holds keep it allocated until they are released. Always succeeds; work
    * requests that still use the region complete with {@link WcStatus#LOC_PROT_ERR} (see the
-   * class comment). Idempotent.
+   * class comment). Memory windows bound into the region are invalidated first (a peer's access
+   * through them then fails as for an invalid STag); {@link #closeChecked()} refuses instead, as
+   * {@code ibv_dereg_mr} does. Idempotent.
    */
   @Override
   public void close() {
@@ -266,13 +268,24 @@ public final class MemoryRegion implements LocalBuffer, AutoCloseable {
    * {@link IllegalStateException} names each of them by queue pair and wrId. The check looks at
    * every queue pair of the region's protection domain, waiting briefly for each one's event
    * loop; it is meant for teardown code, not the data path. A work request posted while this
-   * runs may be missed; it then meets {@link #close()}'s semantics (LOC_PROT_ERR).
+   * runs may be missed; it then meets {@link #close()}'s semantics (LOC_PROT_ERR). It also
+   * refuses while memory windows are bound into the region ({@code ibv_dereg_mr} fails then),
+   * naming them.
    *
-   * @throws IllegalStateException when outstanding work requests use the region
+   * @throws IllegalStateException when outstanding work requests use the region, or windows are
+   *     bound into it
    */
   public void closeChecked() {
     if (region.isClosed()) {
       return;
+    }
+    java.util.List<io.iwarp4j.ddp.mem.MemoryWindow> windows = region.boundMemoryWindows();
+    if (!windows.isEmpty()) {
+      // ibv_dereg_mr refuses while type 2 windows are bound (IBA 10.6.7.2.6; rxe, EBUSY/EINVAL).
+      throw new IllegalStateException("memory region STag 0x" + Integer.toHexString(stag())
+          + " has " + windows.size() + " memory window(s) bound into it: " + windows + "; it"
+          + " stays registered (invalidate or close the windows first, or close() to deregister"
+          + " anyway: that invalidates them)");
     }
     StringBuilder uses = new StringBuilder();
     int n = pd.collectUses(this, uses);

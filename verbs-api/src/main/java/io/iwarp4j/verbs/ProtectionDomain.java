@@ -25,6 +25,7 @@ public final class ProtectionDomain implements AutoCloseable {
   private final Set<MemoryRegion> regions = ConcurrentHashMap.newKeySet();
   /** The fast-register regions by STag index, for {@link #fastRegisterRegion(int)}. */
   private final Map<Integer, FastRegisterRegion> fastRegions = new ConcurrentHashMap<>();
+  private final Set<MemoryWindow> windows = ConcurrentHashMap.newKeySet();
   private final AtomicInteger queuePairs = new AtomicInteger();
   /** The queue pairs open in this domain, for {@link #collectUses}. */
   private final Set<QueuePair> openQueuePairs = ConcurrentHashMap.newKeySet();
@@ -180,6 +181,22 @@ public final class ProtectionDomain implements AutoCloseable {
   }
 
   /**
+   * Allocates a memory window ({@code ibv_alloc_mw}), INVALID until bound: a
+   * {@link MemoryWindowType#TYPE_2} window by a {@link WorkRequestOpcode#BIND_MW} work request.
+   * {@link MemoryWindow#close()} deallocates it ({@code ibv_dealloc_mw}).
+   *
+   * @param type the window type
+   * @return the window
+   * @throws IllegalStateException when the domain is closed or the device's STag table is full
+   */
+  public MemoryWindow allocateMemoryWindow(MemoryWindowType type) {
+    java.util.Objects.requireNonNull(type, "type");
+    MemoryWindow w = new MemoryWindow(this, type, pd.allocateMemoryWindow());
+    windows.add(w);
+    return w;
+  }
+
+  /**
    * The number of regions registered in this domain now.
    *
    * @return the count
@@ -229,6 +246,9 @@ public final class ProtectionDomain implements AutoCloseable {
     }
     for (FastRegisterRegion r : new ArrayList<>(fastRegions.values())) {
       r.close();
+    }
+    for (MemoryWindow w : new ArrayList<>(windows)) {
+      w.close();
     }
     queuePairs.set(0);
     for (SharedReceiveQueue srq : new ArrayList<>(sharedReceiveQueues)) {
@@ -287,6 +307,10 @@ public final class ProtectionDomain implements AutoCloseable {
   }
 
   /** This domain's open fast-register region whose STags have {@code stag}'s index, or null. */
+  void forget(MemoryWindow window) {
+    windows.remove(window);
+  }
+
   FastRegisterRegion fastRegisterRegion(int stag) {
     return fastRegions.get(io.iwarp4j.ddp.mem.StagTable.indexOf(stag));
   }

@@ -289,6 +289,41 @@ public final class QueuePair implements AutoCloseable {
   // ---- posting (any thread) ----
 
   /**
+   * Binds a type 1 memory window ({@code ibv_bind_mw}): octets {@code [offset, offset + length)}
+   * of {@code region} (registered with {@link AccessFlags#MW_BIND}) with {@code access}, under
+   * a new key, usable on every connection of the protection domain. Runs on this queue pair's
+   * send queue in order with the other work requests and completes like one (opcode
+   * {@link WcOpcode#BIND_MW}; {@link WcStatus#MW_BIND_ERR} when it fails as it runs, see
+   * {@link WorkRequestOpcode#BIND_MW}); it replaces the window's current binding, and
+   * {@code length} 0 unbinds it. Allocates one work request per call (not a data-path verb).
+   *
+   * @param window a {@link MemoryWindowType#TYPE_1} window of this queue pair's domain
+   * @param wrId the completion's work request id
+   * @param flags {@link SendFlags} ({@code SIGNALED}, {@code FENCE})
+   * @param region the region to bind into
+   * @param offset the first octet of the region bound
+   * @param length the octets bound; 0 unbinds
+   * @param access {@code REMOTE_READ}, {@code REMOTE_WRITE}, {@code REMOTE_ATOMIC}, each granted
+   *     by the region too (ignored when unbinding)
+   * @return the window's STag once the bind ran (its new {@code rkey}), as {@code mw->rkey}
+   * @throws IllegalArgumentException for a type 2 window (bind it with a
+   *     {@link WorkRequestOpcode#BIND_MW} work request) or a malformed bind
+   * @throws IllegalStateException when the queue pair is not in RTS
+   */
+  public int bindMemoryWindow(MemoryWindow window, long wrId, int flags, MemoryRegion region,
+      long offset, int length, int access) {
+    Objects.requireNonNull(window, "window");
+    if (window.type() != MemoryWindowType.TYPE_1) {
+      throw new IllegalArgumentException("memory window " + window + " is of type "
+          + window.type() + ": bind it with a BIND_MW work request (IBV_WR_BIND_MW)");
+    }
+    int stag = length == 0 ? window.stag() : window.nextStag();
+    postSend(new SendWorkRequest(0).wrId(wrId).opcode(WorkRequestOpcode.BIND_MW).flags(flags)
+        .bindType1(window, stag, region, offset, length, access));
+    return stag;
+  }
+
+  /**
    * Posts a send work request, like {@code ibv_post_send}. The request is copied; reuse it at
    * once. With {@link SendFlags#INLINE} its payload is copied too, so its buffers may be reused
    * at once as well. Lock-free, allocation-free.

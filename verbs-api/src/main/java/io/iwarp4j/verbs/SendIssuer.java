@@ -120,7 +120,7 @@ final class SendIssuer {
     WorkRequestOpcode opcode = wr.opcode();
     io.iwarp4j.ddp.mem.MemoryRegion result = null;
     if (opcode.isLocal()) {
-      return issueLocal(seq, wr);
+      return issueLocal(ep, seq, wr);
     }
     if (opcode.isAtomic()) {
       result = resultRegion(wr);
@@ -195,16 +195,19 @@ final class SendIssuer {
    * the older work requests). A refusal fails the work request with LOC_QP_OP_ERR, as siw fails
    * a local operation, and the queue pair goes to ERROR.
    */
-  private boolean issueLocal(long seq, SendWorkRequest wr) {
+  private boolean issueLocal(EndpointPort ep, long seq, SendWorkRequest wr) {
     // LOCAL_INV waits for the region's pins: the batch's held pin (maybe on that very region)
     // must not make it wait for this loop.
     sendPins.releaseHeld();
-    String failure = memoryOps.execute(wr);
+    String failure = memoryOps.execute(wr, ep.streamScope());
     // The slot keeps no reference to the region or the buffer once it ran (it may wait long to
     // be reused, and a queue pair after reset() references no memory).
     wr.registration().clear();
+    wr.windowBind().clear();
     if (failure != null) {
-      teardown.enterError(seq, -1, WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
+      // A failed bind is IBV_WC_MW_BIND_ERR; other local operations fail as siw's do.
+      teardown.enterError(seq, -1, wr.opcode() == WorkRequestOpcode.BIND_MW
+          ? WcStatus.MW_BIND_ERR : WcStatus.LOC_QP_OP_ERR, 0, TEARDOWN_ABORT, null,
           wr.opcode() + " wrId " + wr.wrId() + ": " + failure, true);
       return false;
     }

@@ -46,6 +46,7 @@ public final class SendWorkRequest {
   private LocalBuffer localResultBuffer;
   private long localResultOffset;
   private final FastRegistration registration = new FastRegistration();
+  private final WindowBind windowBind = new WindowBind();
 
   /**
    * Creates an empty work request.
@@ -84,6 +85,7 @@ public final class SendWorkRequest {
     localResultBuffer = null;
     localResultOffset = 0;
     registration.clear();
+    windowBind.clear();
     return this;
   }
 
@@ -117,6 +119,7 @@ public final class SendWorkRequest {
     localResultBuffer = other.localResultBuffer;
     localResultOffset = other.localResultOffset;
     registration.copyFrom(other.registration);
+    windowBind.copyFrom(other.windowBind);
     return this;
   }
 
@@ -193,6 +196,9 @@ public final class SendWorkRequest {
     }
     if (opcode == WorkRequestOpcode.REG_MR && registration.problem() != null) {
       throw problem(registration.problem());
+    }
+    if (opcode == WorkRequestOpcode.BIND_MW && windowBind.problem() != null) {
+      throw problem(windowBind.problem());
     }
     if (sges > maxSge) {
       throw problem(sges + " SGEs exceed the queue pair's maximum of " + maxSge);
@@ -534,6 +540,44 @@ public final class SendWorkRequest {
     return this;
   }
 
+  /**
+   * Sets what a {@link WorkRequestOpcode#BIND_MW} work request binds ({@code wr.bind_mw} of
+   * {@code IBV_WR_BIND_MW}: {@code mw}, {@code rkey}, {@code bind_info}): octets
+   * {@code [offset, offset + length)} of {@code region} (offsets relative to the region, as in
+   * SGEs; the window's base TO is the region's plus {@code offset}), with {@code access}, under
+   * {@code stag}. Checked when posted (the STag names the window, a type 2 window) and when
+   * executed (everything else; a failure completes with {@link WcStatus#MW_BIND_ERR}).
+   *
+   * @param window a type 2 window of the queue pair's protection domain
+   * @param stag its new STag: {@link MemoryWindow#nextStag()}
+   * @param region the region to bind into, registered with {@link AccessFlags#MW_BIND}
+   * @param offset the first octet of the region bound
+   * @param length the octets bound, at least 1
+   * @param access {@link AccessFlags#REMOTE_READ}, {@code REMOTE_WRITE}, {@code REMOTE_ATOMIC}:
+   *     each also granted by the region
+   * @return this work request
+   * @throws NullPointerException if {@code window} or {@code region} is null
+   */
+  public SendWorkRequest bindMemoryWindow(MemoryWindow window, int stag, MemoryRegion region,
+      long offset, int length, int access) {
+    windowBind.set(Objects.requireNonNull(window, "window"), stag,
+        Objects.requireNonNull(region, "region"), offset, length, access);
+    return this;
+  }
+
+  /** A type 1 bind, for {@link QueuePair#bindMemoryWindow}. */
+  SendWorkRequest bindType1(MemoryWindow window, int stag, MemoryRegion region, long offset,
+      int length, int access) {
+    bindMemoryWindow(window, stag, region, offset, length, access);
+    windowBind.markVerbCall();
+    return this;
+  }
+
+  /** What a BIND_MW binds; the engine's view. */
+  WindowBind windowBind() {
+    return windowBind;
+  }
+
   /** What a REG_MR binds; the engine's view. */
   FastRegistration registration() {
     return registration;
@@ -556,6 +600,9 @@ public final class SendWorkRequest {
     }
     if (opcode == WorkRequestOpcode.REG_MR) {
       sb.append(", registration={").append(registration).append('}');
+    }
+    if (opcode == WorkRequestOpcode.BIND_MW) {
+      sb.append(", bind={").append(windowBind).append('}');
     }
     if (opcode != null && (opcode.carriesInvalidateStag()
         || opcode == WorkRequestOpcode.LOCAL_INV)) {

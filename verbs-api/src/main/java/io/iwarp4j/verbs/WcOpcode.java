@@ -27,6 +27,8 @@ public enum WcOpcode {
   REG_MR(false),
   /** A local invalidate ({@code IBV_WC_LOCAL_INV}): the STag is invalid. */
   LOCAL_INV(false),
+  /** A memory window bind ({@code IBV_WC_BIND_MW}): the window is valid under the new STag. */
+  BIND_MW(false),
   /** A Send message landed in a posted receive; {@code byteLen} octets were placed. */
   RECV(true),
   /**

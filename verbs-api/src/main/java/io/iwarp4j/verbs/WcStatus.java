@@ -39,6 +39,13 @@ public enum WcStatus {
    */
   WR_FLUSH_ERR(5),
   /**
+   * A memory window bind failed ({@code IBV_WC_MW_BIND_ERR}): the region lacks
+   * {@link AccessFlags#MW_BIND}, is invalid or of another protection domain, the range lies
+   * outside it, the window's access exceeds the region's, the window is still bound, or the key
+   * is not new. The queue pair goes to ERROR.
+   */
+  MW_BIND_ERR(6),
+  /**
    * Bad response: an RDMA Read Response or Atomic Response did not match an outstanding
    * request (unexpected, too long, wrong Request Identifier).
    */

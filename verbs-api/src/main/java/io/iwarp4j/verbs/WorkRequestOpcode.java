@@ -24,6 +24,7 @@ package io.iwarp4j.verbs;
  *   <tr><td>REG_MR</td><td>none</td><td>{@link SendWorkRequest#fastRegister fastRegister}(region,
  *       new STag, memory, index, length, access)</td></tr>
  *   <tr><td>LOCAL_INV</td><td>none</td><td>invalidate STag (a local one)</td></tr>
+ *   <tr><td>BIND_MW</td><td>none</td><td>{@link SendWorkRequest#bindMemoryWindow bindMemoryWindow}(window, stag, region, offset, length, access)</td></tr>
  * </table>
  *
  * <p>{@link #REG_MR} and {@link #LOCAL_INV} put nothing on the wire: they act on this side's STag
@@ -72,7 +73,14 @@ public enum WorkRequestOpcode {
    * protection domain ({@link SendWorkRequest#invalidateStag(int)}), in order with the other
    * work requests of the send queue.
    */
-  LOCAL_INV(Flags.LOCAL, WcOpcode.LOCAL_INV);
+  LOCAL_INV(Flags.LOCAL, WcOpcode.LOCAL_INV),
+  /**
+   * Memory window bind ({@code IBV_WR_BIND_MW}): binds a range of a {@link MemoryRegion}, remote
+   * access rights and a new key to a type 2 {@link MemoryWindow}
+   * ({@link SendWorkRequest#bindMemoryWindow}), usable only on this queue pair's connection, in
+   * order with the other work requests of the send queue.
+   */
+  BIND_MW(Flags.LOCAL, WcOpcode.BIND_MW);
 
   /** Property bits; a nested class because enum constructors cannot see static fields. */
   private static final class Flags {
@@ -188,7 +196,7 @@ public enum WorkRequestOpcode {
    * Whether this is a local memory operation that sends nothing to the peer: it changes this
    * side's STags when its turn in the send queue comes, and carries no SGEs.
    *
-   * @return true for {@link #REG_MR} and {@link #LOCAL_INV}
+   * @return true for {@link #REG_MR}, {@link #LOCAL_INV} and {@link #BIND_MW}
    */
   public boolean isLocal() {
     return (flags & Flags.LOCAL) != 0;

@@ -98,6 +98,11 @@ final class FakeEndpoint implements EndpointPort {
   }
 
   @Override
+  public Object streamScope() {
+    return this; // one fake connection, one stream
+  }
+
+  @Override
   public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
       long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
       long resultTo) {

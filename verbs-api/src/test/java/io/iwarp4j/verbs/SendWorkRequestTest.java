@@ -30,6 +30,9 @@ class SendWorkRequestTest {
   private final ProtectionDomain pd = new ProtectionDomain(null,
       new io.iwarp4j.ddp.mem.StagTable(4).newProtectionDomain());
   private final FastRegisterRegion fastRegion = pd.allocateFastRegisterRegion(64);
+  private final MemoryWindow window = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+  private final MemoryRegion bindable = pd.allocate(64,
+      AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.MW_BIND);
   private final io.netty.buffer.ByteBuf direct =
       io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(64, 64);
 
@@ -67,6 +70,9 @@ class SendWorkRequestTest {
     }
     if (op == WorkRequestOpcode.REG_MR) {
       wr.fastRegister(fastRegion, fastRegion.nextStag(), direct, 0, 64, AccessFlags.LOCAL_WRITE);
+    }
+    if (op == WorkRequestOpcode.BIND_MW) {
+      wr.bindMemoryWindow(window, window.nextStag(), bindable, 0, 64, AccessFlags.REMOTE_WRITE);
     }
     return wr;
   }

@@ -94,6 +94,7 @@ class WorkCompletionTest {
     assertEquals(2, WcStatus.LOC_QP_OP_ERR.ibvValue());
     assertEquals(4, WcStatus.LOC_PROT_ERR.ibvValue());
     assertEquals(5, WcStatus.WR_FLUSH_ERR.ibvValue());
+    assertEquals(6, WcStatus.MW_BIND_ERR.ibvValue());
     assertEquals(7, WcStatus.BAD_RESP_ERR.ibvValue());
     assertEquals(8, WcStatus.LOC_ACCESS_ERR.ibvValue());
     assertEquals(9, WcStatus.REM_INV_REQ_ERR.ibvValue());

@@ -20,8 +20,8 @@ class WorkRequestOpcodeTest {
   }
 
   @Test
-  void thirteenOpcodesOfWhichFiveAreRfc7306() {
-    assertEquals(13, WorkRequestOpcode.values().length);
+  void fourteenOpcodesOfWhichFiveAreRfc7306() {
+    assertEquals(14, WorkRequestOpcode.values().length);
     assertEquals(EnumSet.of(WorkRequestOpcode.ATOMIC_FETCH_ADD, WorkRequestOpcode.ATOMIC_CMP_SWAP,
         WorkRequestOpcode.IMMEDIATE_DATA, WorkRequestOpcode.IMMEDIATE_DATA_WITH_SOLICITED,
         WorkRequestOpcode.RDMA_WRITE_WITH_IMMEDIATE), where(WorkRequestOpcode::isRfc7306));
@@ -75,8 +75,9 @@ class WorkRequestOpcodeTest {
 
   @Test
   void localMemoryOperations() {
-    assertEquals(EnumSet.of(WorkRequestOpcode.REG_MR, WorkRequestOpcode.LOCAL_INV),
-        where(WorkRequestOpcode::isLocal));
+    assertEquals(EnumSet.of(WorkRequestOpcode.REG_MR, WorkRequestOpcode.LOCAL_INV,
+        WorkRequestOpcode.BIND_MW), where(WorkRequestOpcode::isLocal));
+    assertEquals(WcOpcode.BIND_MW, WorkRequestOpcode.BIND_MW.completionOpcode());
     assertEquals(WcOpcode.REG_MR, WorkRequestOpcode.REG_MR.completionOpcode());
     assertEquals(WcOpcode.LOCAL_INV, WorkRequestOpcode.LOCAL_INV.completionOpcode());
   }

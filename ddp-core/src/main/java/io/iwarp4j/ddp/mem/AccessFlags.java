@@ -16,10 +16,15 @@ public final class AccessFlags {
   public static final int REMOTE_READ = 1 << 2;
   /** A remote peer may run atomics on the region (RFC 7306). Requires {@link #LOCAL_WRITE}. */
   public static final int REMOTE_ATOMIC = 1 << 3;
+  /**
+   * Memory windows may be bound into the region ({@code IBV_ACCESS_MW_BIND}); grants no access
+   * by itself.
+   */
+  public static final int MW_BIND = 1 << 4;
   /** No access beyond local read. */
   public static final int NONE = 0;
 
-  private static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
+  private static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND;
 
   private AccessFlags() {
   }
@@ -72,6 +77,7 @@ public final class AccessFlags {
     append(sb, access, REMOTE_WRITE, "REMOTE_WRITE");
     append(sb, access, REMOTE_READ, "REMOTE_READ");
     append(sb, access, REMOTE_ATOMIC, "REMOTE_ATOMIC");
+    append(sb, access, MW_BIND, "MW_BIND");
     if ((access & ~ALL) != 0) {
       if (sb.length() > 0) {
         sb.append('|');

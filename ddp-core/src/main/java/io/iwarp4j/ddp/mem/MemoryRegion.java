@@ -76,10 +76,59 @@ public final class MemoryRegion implements AutoCloseable {
   /** The 8-octet accesses (atomics, getLong/putLong). */
   private final RegionAtomics atomics;
   /**
+   * The stream identity this STag is limited to (a memory window bound by a queue pair), or
+   * null when every stream of the domain may use it.
+   *
+   * @return the scope, or null
+   */
+  public Object scope() {
+    return scope;
+  }
+
+  /**
+   * The memory window this region is one binding of, or null.
+   *
+   * @return the window, or null
+   */
+  public MemoryWindow memoryWindow() {
+    return window;
+  }
+
+  /**
+   * The memory windows validly bound into this region now (they are invalidated by
+   * {@link #close()}). Allocates; not for the data path.
+   *
+   * @return the windows, possibly empty
+   */
+  public java.util.List<MemoryWindow> boundMemoryWindows() {
+    return boundWindows.valid();
+  }
+
+  /** The windows bound into this region. */
+  BoundWindows boundWindows() {
+    return boundWindows;
+  }
+
+  /** The region's octets (index 0 = base TO), for a window binding's slice. */
+  ByteBuf memory() {
+    return memory;
+  }
+
+  /**
    * The fast-register region this is one registration of, which owns the STag's slot and the
    * domain's count for its whole life; null for a region registered on its own.
    */
   private final FastRegisterRegion owner;
+  /**
+   * The stream identity this STag is limited to (a type 2 memory window's binding, RFC 5041
+   * §8.2), or null for an STag usable on every stream of the domain. One field compare in
+   * {@link #check}.
+   */
+  private final Object scope;
+  /** The memory window this is one binding of (it owns the slot), or null. */
+  private final MemoryWindow window;
+  /** Windows bound into this region, invalidated before it is deregistered. */
+  private final BoundWindows boundWindows = new BoundWindows();
 
   @SuppressWarnings("unused")
   private volatile boolean released;
@@ -95,7 +144,16 @@ public final class MemoryRegion implements AutoCloseable {
   MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
       boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly,
       FastRegisterRegion owner) {
+    this(table, pd, stag, baseTo, memory, access, remoteInvalidation, libraryAllocated, readOnly,
+        owner, null, null);
+  }
+
+  MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
+      boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly,
+      FastRegisterRegion owner, MemoryWindow window, Object scope) {
     this.owner = owner;
+    this.window = window;
+    this.scope = scope;
     this.table = table;
     this.pd = pd;
     this.stag = stag;
@@ -226,6 +284,24 @@ public final class MemoryRegion implements AutoCloseable {
    * @throws IllegalArgumentException for a negative length
    */
   public StagCheck check(long to, long len, int requiredAccess, ProtectionDomain streamPd) {
+    return check(to, len, requiredAccess, streamPd, null);
+  }
+
+  /**
+   * Validates an access that came in on the stream {@code streamScope} names: like
+   * {@link #check(long, long, int, ProtectionDomain)}, and a region limited to one stream
+   * ({@link #scope()}) is {@link StagCheck#NOT_ASSOCIATED} for every other stream.
+   *
+   * @param to the tagged offset
+   * @param len the number of octets
+   * @param requiredAccess the access the operation needs, an AccessFlags bit set
+   * @param streamPd the protection domain of the stream asking
+   * @param streamScope the identity of the stream asking (its DDP stream), or null for none
+   * @return the outcome of the check
+   * @throws IllegalArgumentException for a negative length
+   */
+  public StagCheck check(long to, long len, int requiredAccess, ProtectionDomain streamPd,
+      Object streamScope) {
     if (len < 0) {
       throw new IllegalArgumentException("negative access length");
     }
@@ -233,7 +309,7 @@ public final class MemoryRegion implements AutoCloseable {
     if (!isValid()) {
       return StagCheck.INVALID_STAG;
     }
-    if (streamPd != pd) {
+    if (streamPd != pd || (scope != null && scope != streamScope)) {
       return StagCheck.NOT_ASSOCIATED;
     }
     if (!AccessFlags.allows(access, requiredAccess)) {
@@ -565,12 +641,14 @@ public final class MemoryRegion implements AutoCloseable {
    */
   @Override
   public void close() {
+    // Windows bound into this region go first: nothing is placed through them afterwards.
+    boundWindows.invalidateAll();
     setBits(INVALID | CLOSING);
     lifetime.awaitUnpinned(table.drainTimeoutNanos());
     if (RELEASED.compareAndSet(this, false, true)) {
       sendViews.releaseAll();
       memory.release();
-      if (owner == null) { // a fast-register region keeps its slot for the next registration
+      if (owner == null && window == null) { // a fast-register region or window keeps its slot for the next registration
         table.release(StagTable.indexOf(stag));
         pd.detach();
       }

@@ -240,6 +240,45 @@ public final class ProtectionDomain implements AutoCloseable {
    * The memory a registration of a direct buffer's {@code [index, index + length)} holds: a
    * retained slice of pooled memory, else a root of its own (see {@link #register}).
    */
+  /**
+   * Allocates a memory window ({@code ibv_alloc_mw}): an STag slot with nothing bound, INVALID
+   * until {@link MemoryWindow#bind}.
+   *
+   * @return the window
+   * @throws IllegalStateException when the domain is closed or the STag table is full
+   */
+  public MemoryWindow allocateMemoryWindow() {
+    attach();
+    boolean done = false;
+    try {
+      MemoryWindow w = new MemoryWindow(table, this, table.reserve());
+      done = true;
+      return w;
+    } finally {
+      if (!done) {
+        detach();
+      }
+    }
+  }
+
+  /** One binding of a window: a region over {@code memory} (released here on failure). */
+  MemoryRegion bindWindow(MemoryWindow window, int stag, long baseTo, ByteBuf memory, int access,
+      Object scope) {
+    boolean done = false;
+    try {
+      // A window shared by the domain's streams may not be invalidated by a peer (RFC 5040
+      // §8.1.1 item 7); one limited to a stream may.
+      MemoryRegion region = new MemoryRegion(table, this, stag, baseTo, memory, access,
+          scope != null, false, memory.isReadOnly(), null, window, scope);
+      done = true;
+      return region;
+    } finally {
+      if (!done) {
+        memory.release();
+      }
+    }
+  }
+
   static ByteBuf registeredMemory(ByteBuf buf, int index, int length, int access) {
     Objects.requireNonNull(buf, "buf");
     if (!buf.isDirect()) {

@@ -182,11 +182,29 @@ public final class StagTable {
    * @throws IllegalArgumentException for a negative length (a caller bug, not peer input)
    */
   public StagCheck check(int stag, long to, long length, int requiredAccess, ProtectionDomain streamPd) {
+    return check(stag, to, length, requiredAccess, streamPd, null);
+  }
+
+  /**
+   * {@link #check(int, long, long, int, ProtectionDomain)} for an access that came in on the
+   * stream {@code streamScope} names: an STag limited to another stream (a memory window) is
+   * {@link StagCheck#NOT_ASSOCIATED} (RFC 5041 §8.2).
+   *
+   * @param stag the STag from the segment or request
+   * @param to the Tagged Offset, unsigned
+   * @param length octets accessed, {@code >= 0}
+   * @param requiredAccess {@link AccessFlags} the access needs
+   * @param streamPd the Protection Domain of the stream the access came in on
+   * @param streamScope the identity of that stream (its DDP stream), or null
+   * @return the outcome of the check
+   */
+  public StagCheck check(int stag, long to, long length, int requiredAccess,
+      ProtectionDomain streamPd, Object streamScope) {
     MemoryRegion r = lookup(stag);
     if (r == null) {
       return StagCheck.INVALID_STAG;
     }
-    return r.check(to, length, requiredAccess, streamPd);
+    return r.check(to, length, requiredAccess, streamPd, streamScope);
   }
 
   /**
@@ -206,11 +224,30 @@ public final class StagTable {
    */
   public StagCheck checkAndPlace(int stag, long to, Ulpdu src, int srcIndex, int length,
       int requiredAccess, ProtectionDomain streamPd) {
+    return checkAndPlace(stag, to, src, srcIndex, length, requiredAccess, streamPd, null);
+  }
+
+  /**
+   * {@link #checkAndPlace(int, long, Ulpdu, int, int, int, ProtectionDomain)} for a segment
+   * that came in on the stream {@code streamScope} names (see {@link MemoryRegion#scope()}).
+   *
+   * @param stag the STag
+   * @param to the tagged offset
+   * @param src the received ULPDU
+   * @param srcIndex the index in {@code src} of the first octet to place
+   * @param length the number of octets
+   * @param requiredAccess the access the operation needs, an AccessFlags bit set
+   * @param streamPd the protection domain of the stream asking
+   * @param streamScope the identity of that stream (its DDP stream), or null
+   * @return {@link StagCheck#OK} when placed, else why not (nothing was placed)
+   */
+  public StagCheck checkAndPlace(int stag, long to, Ulpdu src, int srcIndex, int length,
+      int requiredAccess, ProtectionDomain streamPd, Object streamScope) {
     MemoryRegion r = lookup(stag);
     if (r == null) {
       return StagCheck.INVALID_STAG;
     }
-    StagCheck result = r.check(to, length, requiredAccess, streamPd);
+    StagCheck result = r.check(to, length, requiredAccess, streamPd, streamScope);
     if (result != StagCheck.OK) {
       return result;
     }
@@ -235,12 +272,27 @@ public final class StagTable {
    * @return the outcome
    */
   public InvalidateResult remoteInvalidate(int stag, ProtectionDomain streamPd) {
+    return remoteInvalidate(stag, streamPd, null);
+  }
+
+  /**
+   * {@link #remoteInvalidate(int, ProtectionDomain)} for a message that came in on the stream
+   * {@code streamScope} names: an STag limited to another stream (a memory window) is
+   * {@link InvalidateResult#NOT_ASSOCIATED} (RFC 5040 §7.2 item 5).
+   *
+   * @param stag the Invalidate STag from the message
+   * @param streamPd the Protection Domain of the stream the message came in on
+   * @param streamScope the identity of that stream (its DDP stream), or null
+   * @return the outcome
+   */
+  public InvalidateResult remoteInvalidate(int stag, ProtectionDomain streamPd,
+      Object streamScope) {
     Objects.requireNonNull(streamPd, "streamPd");
     MemoryRegion r = lookup(stag);
     if (r == null) {
       return InvalidateResult.INVALID_STAG;
     }
-    if (r.pd() != streamPd) {
+    if (r.pd() != streamPd || (r.scope() != null && r.scope() != streamScope)) {
       return InvalidateResult.NOT_ASSOCIATED;
     }
     if (!r.remoteInvalidationAllowed()) {

@@ -20,6 +20,8 @@ import io.iwarp4j.verbs.ConnectionEventType;
 import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.FastRegisterRegion;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.MemoryWindow;
+import io.iwarp4j.verbs.MemoryWindowType;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
@@ -339,6 +341,131 @@ class HostileTerminateIT {
       memory.release();
     }
     assertUnchanged(target, "target region");
+  }
+
+  /**
+   * Row "stream-scoped STag used from another stream" (DDP 1/1/0x02, RFC 5041 §8.2): the device
+   * accepts two connections into one protection domain; queue pair A binds a type 2 memory
+   * window (BIND_MW); peer A Writes through it (placed), peer B Writes to the same STag: the
+   * exact Terminate on B's connection, and not one octet placed by B.
+   */
+  @Test
+  void terminateForAStreamScopedStagUsedFromAnotherStream() throws Exception {
+    Row row = new Row("Write, window STag bound on another stream", 1, 1, 0x02, true, true,
+        false, null, false, null);
+    MemoryRegion bindable = pd.allocate(REGION, AccessFlags.LOCAL_WRITE
+        | AccessFlags.REMOTE_WRITE | AccessFlags.MW_BIND);
+    bindable.buffer().setBytes(0, filled(REGION, GUARD));
+    MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+    InetSocketAddress at = (InetSocketAddress) listener.localAddress();
+    try (HostilePeer a = new HostilePeer(at); HostilePeer b = new HostilePeer(at)) {
+      QueuePair qpA = acceptHostile(a, 0, new LinkedBlockingQueue<>());
+      int stag = bindOn(qpA, mw, bindable, AccessFlags.REMOTE_WRITE);
+      a.sendFpdu(tagged(TAGGED_LAST, rdmap(0), stag, bindable.address() + 8, PAYLOAD_16));
+      acceptHostile(b, 10, events);
+      byte[] ulpdu = tagged(TAGGED_LAST, rdmap(0), stag, bindable.address(),
+          filled(32, (byte) 0x11));
+      b.sendFpdu(ulpdu);
+      byte[] term = b.readFpdu();
+      assertNotNull(term, "the device closed without a Terminate");
+      assertTerminate(row, ulpdu, term);
+      assertTrue(b.closedByDevice(), "the device sent more after its Terminate");
+      assertEquals(new TerminateInfo(1, 1, 0x02, false), errorTerminate());
+      // A's Send behind its Write: once it is received, the Write was placed.
+      a.sendFpdu(untagged(UNTAGGED_LAST, rdmap(3), 0, 0, 1, 0, PAYLOAD_16));
+      assertTrue(awaitWrId(1).isSuccess());
+      assertTrue(mw.isValid());
+      byte[] expected = filled(REGION, GUARD);
+      System.arraycopy(PAYLOAD_16, 0, expected, 8, PAYLOAD_16.length);
+      byte[] now = new byte[REGION];
+      bindable.buffer().getBytes(0, now);
+      assertArrayEquals(expected, now, "only peer A's Write was placed");
+    }
+  }
+
+  /**
+   * Row "a Send with Invalidate naming a window" (RDMAP 0/1/0x09, RFC 5040 §7.2 item 5): peer
+   * B's Send with Invalidate names the window queue pair A bound: the exact Terminate, its
+   * receive charged LOC_ACCESS_ERR, the window still valid; peer A's invalidates it.
+   */
+  @Test
+  void terminateForASendWithInvalidateNamingAWindowOfAnotherStream() throws Exception {
+    Row row = new Row("Send with Invalidate, window of another stream", 0, 1, 0x09, true, true,
+        false, null, false, WcStatus.LOC_ACCESS_ERR);
+    MemoryRegion bindable = pd.allocate(REGION, AccessFlags.LOCAL_WRITE
+        | AccessFlags.REMOTE_WRITE | AccessFlags.MW_BIND);
+    MemoryWindow mw = pd.allocateMemoryWindow(MemoryWindowType.TYPE_2);
+    InetSocketAddress at = (InetSocketAddress) listener.localAddress();
+    try (HostilePeer a = new HostilePeer(at); HostilePeer b = new HostilePeer(at)) {
+      QueuePair qpA = acceptHostile(a, 0, new LinkedBlockingQueue<>());
+      int stag = bindOn(qpA, mw, bindable, AccessFlags.REMOTE_WRITE);
+      acceptHostile(b, 10, events);
+      byte[] ulpdu = untagged(UNTAGGED_LAST, rdmap(4), stag, 0, 1, 0, PAYLOAD_16);
+      b.sendFpdu(ulpdu);
+      byte[] term = b.readFpdu();
+      assertNotNull(term, "the device closed without a Terminate");
+      assertTerminate(row, ulpdu, term);
+      assertTrue(b.closedByDevice(), "the device sent more after its Terminate");
+      assertEquals(new TerminateInfo(0, 1, 0x09, false), errorTerminate());
+      WorkCompletion charged = awaitWrId(11);
+      assertEquals(WcStatus.LOC_ACCESS_ERR, charged.status(), charged.toString());
+      assertTrue(mw.isValid(), "another stream invalidated the window");
+      a.sendFpdu(untagged(UNTAGGED_LAST, rdmap(4), stag, 0, 1, 0, PAYLOAD_16));
+      WorkCompletion recv = awaitWrId(1);
+      assertTrue(recv.isSuccess() && recv.hasInvalidatedStag(), recv.toString());
+      assertEquals(stag, recv.invalidatedStag());
+      assertFalse(mw.isValid());
+    }
+  }
+
+  /** Accepts a hostile peer's connection (receives wrIds base+1, base+2), open for sends. */
+  private QueuePair acceptHostile(HostilePeer peer, long base,
+      BlockingQueue<ConnectionEvent> eventQueue) throws Exception {
+    peer.sendRequest();
+    ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
+    assertNotNull(request, "no connect request");
+    QueuePair qp = device.createQueuePair(pd,
+        QueuePairConfig.builder(cq, cq).maxSendWr(4).maxRecvWr(4).build());
+    qp.postRecv(new RecvWorkRequest(1).wrId(base + 1).addSge(recv, 0, RECV_LEN));
+    qp.postRecv(new RecvWorkRequest(1).wrId(base + 2).addSge(recv, RECV_LEN, RECV_LEN));
+    var accepted = request.accept(qp, io.iwarp4j.verbs.AcceptParams.builder()
+        .eventListener(eventQueue::add).build());
+    peer.readReply();
+    // A valid zero-length Write first: the device may send (and post sends) from then on.
+    peer.sendFpdu(tagged(TAGGED_LAST, rdmap(0), target.stag(), target.address(), new byte[0]));
+    accepted.get(T, TimeUnit.SECONDS);
+    return qp;
+  }
+
+  /** BIND_MW of the whole region on {@code qp}; returns the window's STag. */
+  private int bindOn(QueuePair qp, MemoryWindow mw, MemoryRegion region, int access)
+      throws InterruptedException {
+    int stag = mw.nextStag();
+    qp.postSend(new SendWorkRequest(0).wrId(100).opcode(WorkRequestOpcode.BIND_MW)
+        .flags(SendFlags.SIGNALED).bindMemoryWindow(mw, stag, region, 0, REGION, access));
+    WorkCompletion wc = awaitWrId(100);
+    assertEquals(WcOpcode.BIND_MW, wc.opcode(), wc.toString());
+    assertTrue(wc.isSuccess(), wc.toString());
+    return stag;
+  }
+
+  /** The next completion with {@code wrId}; others (flushed receives) are skipped. */
+  private WorkCompletion awaitWrId(long wrId) throws InterruptedException {
+    WorkCompletion[] out = {new WorkCompletion()};
+    while (true) {
+      assertEquals(1, cq.await(out, T, TimeUnit.SECONDS), "no completion for wrId " + wrId);
+      if (out[0].wrId() == wrId) {
+        return new WorkCompletion().copyFrom(out[0]);
+      }
+    }
+  }
+
+  private TerminateInfo errorTerminate() throws InterruptedException {
+    ConnectionEvent error = nextEvent();
+    while (error.type() != ConnectionEventType.ERROR) {
+      error = nextEvent();
+    }
+    return error.terminate();
   }
 
   /** Both posted receives complete exactly once: flushed, or charged with the error. */

@@ -35,6 +35,14 @@ public interface EndpointPort {
   /** Whether the stream speaks RFC 7306 (Atomics, Immediate Data). */
   boolean rfc7306Enabled();
 
+  /**
+   * The identity of this connection's stream, which type 2 memory windows bound by the queue
+   * pair are limited to (RFC 5041 §8.2).
+   *
+   * @return the stream identity, never null
+   */
+  Object streamScope();
+
   /** Issues an RFC 7306 Atomic; shares ORD with Reads; completes with {@code onReadComplete}. */
   void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo, long addOrSwapData,
       long addOrSwapMask, long compareData, long compareMask, int resultStag, long resultTo);

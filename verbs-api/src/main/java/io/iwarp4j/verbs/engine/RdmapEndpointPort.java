@@ -53,6 +53,11 @@ public final class RdmapEndpointPort implements EndpointPort {
   }
 
   @Override
+  public Object streamScope() {
+    return endpoint.streamScope();
+  }
+
+  @Override
   public void atomic(long token, AtomicOpcode op, int remoteStag, long remoteTo,
       long addOrSwapData, long addOrSwapMask, long compareData, long compareMask, int resultStag,
       long resultTo) {
