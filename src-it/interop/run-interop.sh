@@ -18,7 +18,8 @@
 # default 100) with a kernel-log check; "stream" iwarp-ping --stream-after-rtr=STREAM (default
 # 1000) against ucmatose; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
 # measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900),
-# ONLY (an extended regex: run only the perftest rows whose id matches), PERF_REPEAT (perftest
+# ONLY (an extended regex: run only the perftest rows whose id matches), SKIP (an extended regex:
+# leave out the perftest rows whose id matches), PERF_REPEAT (perftest
 # rows repetitions, default 1).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
