@@ -51,7 +51,7 @@ class IwarpPingLoopbackIT {
   }
 
   /**
-   * {@code --stream-after-rtr}: 500 Sends each way posted right behind the RTR (Write and Read
+   * {@code --stream-after-rtr}: 200 Sends each way posted right behind the RTR (Write and Read
    * RTR, CRC on), every message verified by both ends, and the captures pass the wire check.
    */
   @Test
@@ -64,7 +64,7 @@ class IwarpPingLoopbackIT {
       Path pcap = dir.resolve("iwarp-ping-stream-" + port + ".pcap").toAbsolutePath();
       try (LoopbackCapture capture = WireCheck.startCapture(port, 150, pcap)) {
         for (String rtr : List.of("--p2p=write", "--p2p=read")) {
-          stream(port, 500, rtr);
+          stream(port, 200, rtr);
         }
         capture.stop();
       }
