@@ -14,23 +14,28 @@
 # Needs: benchmarks/target/iwarp4j-benchmarks.jar and src-it/target/test-classes (the wire
 # checker): `mvn -B -pl src-it -am verify -DskipTests` builds both.
 # Environment: JAR (default benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
-# iwarp-perf against perftest; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
+# iwarp-perf against perftest, CRC off and on; "p2p" P2P warm connections (P2P per RTR type,
+# default 100) with a kernel-log check; "stream" iwarp-ping --stream-after-rtr=STREAM (default
+# 1000) against ucmatose; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
 # measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900),
-# ONLY (an extended regex: run only the perftest rows whose id matches), PERF_REPEAT (perftest
+# ONLY (an extended regex: run only the perftest rows whose id matches), SKIP (an extended regex:
+# leave out the perftest rows whose id matches), PERF_REPEAT (perftest
 # rows repetitions, default 1).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LAB=$HERE/lab
-CHECKER_CP=$ROOT/src-it/target/test-classes
+CHECKER_DIR=$ROOT/src-it/target/test-classes
 export JAR=${JAR:-$ROOT/benchmarks/target/iwarp4j-benchmarks.jar}
+# The checker's own framer prints with test-support's Hex, which needs Netty (in the tools' jar).
+CHECKER_CP=$CHECKER_DIR:$ROOT/test-support/target/classes:$JAR
 export SCENARIOS=${SCENARIOS:-matrix} REPEAT=${REPEAT:-1} RACE=${RACE:-50} RACE_DELAYS=${RACE_DELAYS:-0 50}
 OUT=${1:-$ROOT/src-it/target/interop/run-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 say() { echo "[interop $(date -u +%H:%M:%S)] $*"; }
 
 [ -f "$JAR" ] || { say "SETUP: $JAR missing (mvn -pl benchmarks -am package)"; exit 2; }
-[ -f "$CHECKER_CP/io/iwarp4j/it/wirecheck/WireCheckMain.class" ] \
+[ -f "$CHECKER_DIR/io/iwarp4j/it/wirecheck/WireCheckMain.class" ] \
   || { say "SETUP: the wire checker is not compiled (mvn -pl src-it -am test-compile)"; exit 2; }
 for tool in qemu-system-x86_64 socat tshark dumpcap bc ss; do
   command -v $tool >/dev/null 2>&1 || { say "INFRA: $tool is not installed"; exit 3; }
@@ -50,6 +55,9 @@ for _ in $(seq 1 100); do grep -q "Capturing on" "$OUT/dumpcap.log" && break; sl
 sleep 0.5
 
 say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
+# With perftest rows, the guest's link is captured too (guest-link.pcap): SiwInteropIT's evidence
+# that a failed CRC-on row met siw's split-trailer bug (the segments as siw's TCP got them).
+case " $SCENARIOS " in *" perftest "*) export DUMP=$OUT/guest-link.pcap ;; esac
 # 7174/7200: rping (captured); 7180-7190/7202: perftest (captured); 7176-7179/7201: the race
 # measurements (not captured).
 HOSTFWD="tcp:127.0.0.1:7174-:7174 $(for p in $(seq 7180 7190); do printf 'tcp:127.0.0.1:%s-:%s ' $p $p; done)tcp:127.0.0.1:7176-:7176 tcp:127.0.0.1:7177-:7177 tcp:127.0.0.1:7178-:7178 tcp:127.0.0.1:7179-:7179" \

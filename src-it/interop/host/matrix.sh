@@ -58,6 +58,22 @@ exit \$(cat srv-$k.rc)" 30
 
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
 
+# The guest's kernel log: dmesg_mark sets DMESG_BASE to how many lines it has now (not in a
+# subshell: G numbers the guest's commands); dmesg_since BASE FILE
+# writes the lines logged after that (with facility and level, dmesg -x) to FILE; dmesg_bad FILE
+# prints those at level warn or worse and any BUG/oops/lockup/panic/trace line, except one
+# benign warn line: ib_core's ib_get_eth_speed() logs "eth0 speed is unknown, defaulting to
+# 1000" whenever rdma_cm queries siw0's port, because the lab's virtio-net reports no speed.
+dmesg_mark() { G "dmesg | wc -l" 30 >/dev/null; DMESG_BASE=$(tr -dc '0-9' < "$S/cmd-$n.log"); }
+dmesg_since() { G "dmesg -x | tail -n +\$(( $1 + 1 ))" 30; cp "$S/cmd-$n.log" "$2"; }
+dmesg_bad() {
+  grep -v -E ':warn *: \[ *[0-9.]+\] eth0 speed is unknown, defaulting to 1000$' "$1" \
+    | grep -E '^[a-z]+ *:(emerg|alert|crit|err|warn) *:'
+  grep -v -E '^[a-z]+ *:(emerg|alert|crit|err|warn) *:' "$1" | grep -i -E \
+    'warn|bug|oops|lockup|panic|call trace|rcu.*stall|blocked for more than|general protection|invalid opcode|unable to handle'
+  return 0
+}
+
 # h2g ID NAME COUNT EXPECT CLIENT-OPTIONS...: our iwarp-ping -c -> siw rping -s.
 h2g() {
   local id=$1 name=$2 cnt=$3 expect=$4; shift 4
@@ -153,6 +169,79 @@ run_matrix() { # run_matrix SUFFIX
   host_server_stop
 }
 
+# p2p_warm RTR PORT: issue 22's acceptance 1, P2P connections from one warm JVM with the
+# current defaults (quiet period, CRC on) against one persistent rping -s -P, each a connect,
+# one rping exchange (Send/Receive, RDMA Read, RDMA Write) and a disconnect; then the guest's
+# kernel log since the row began must hold no warning, BUG, oops, lockup or panic.
+p2p_warm() {
+  local rtr=$1 port=$2 id="p2p${P2P:-100}-$1"
+  dmesg_mark; local base=${DMESG_BASE:-0}
+  k=$((k + 1))
+  G "(rping -s -P -v -a 10.0.2.15 -p $port; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+echo \$! > srv-$k.pid
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done" 30
+  local t0; t0=$(date +%s.%N)
+  timeout 1500 "${PING[@]}" -c -a 127.0.0.1 -p "$port" -C 1 -vV --timeout=20 --p2p="$rtr" \
+    --connections="${P2P:-100}" > "$L/$id-client.out" 2> "$L/$id-client.err"
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  # rping -s -P serves until killed; its per-connection threads are done once the client is.
+  sleep 2
+  G "kill \$(cat srv-$k.pid) 2>/dev/null; sleep 0.5; kill -9 \$(cat srv-$k.pid) 2>/dev/null; exit 0" 30
+  cp "$S/srv-$k.log" "$L/$id-rping-s.log" 2>/dev/null
+  sleep 1
+  dmesg_since "$base" "$L/$id-dmesg.txt"
+  local bad; bad=$(dmesg_bad "$L/$id-dmesg.txt")
+  local res; res=$(grep -o '[0-9]*/[0-9]* completed' "$L/$id-client.out" | cut -d' ' -f1)
+  local got; got=$(count '^ping data: rdma-ping-0' "$L/$id-client.out")
+  local sgot; sgot=$(count '^server ping data: rdma-ping-0' "$L/$id-rping-s.log")
+  local sdisc; sdisc=$(count 'server DISCONNECT EVENT' "$L/$id-rping-s.log")
+  local mode="P2P, Write RTR"; [ "$rtr" = read ] && mode="P2P, Read RTR"
+  local what="${res:-0/${P2P:-100}} connections completed (connect, 1 ping verified, disconnect); client verified $got pings; rping -s -P printed $sgot pings, $sdisc DISCONNECT EVENTs; guest kernel log since the row: $(wc -l < "$L/$id-dmesg.txt") lines"
+  if [ $rc = 0 ] && [ "$res" = "${P2P:-100}/${P2P:-100}" ] && [ "$got" = "${P2P:-100}" ] \
+      && [ "$sgot" = "${P2P:-100}" ] && [ -z "$bad" ]; then
+    row "$id" "iwarp4j client -> siw rping -s -P" "${P2P:-100} warm P2P connections, one JVM" on "$mode" PASS "$secs" "$what: no BUG/oops/lockup/panic and nothing at warn level or worse but $(count 'eth0 speed is unknown' "$L/$id-dmesg.txt") x ib_core's benign 'eth0 speed is unknown'"
+  else
+    row "$id" "iwarp4j client -> siw rping -s -P" "${P2P:-100} warm P2P connections, one JVM" on "$mode" FAIL "$secs" "$what; kernel: $(printf '%s' "$bad" | head -3 | tr '\n' ' ' | cut -c1-300); client: $(grep -m1 'connection [0-9]*:' "$L/$id-client.err" | cut -c1-160)"
+  fi
+}
+
+# stream_row ID RTR CRC-OPTION SIZE: iwarp-ping --stream-after-rtr against rdma-core's ucmatose
+# server in the guest (it pre-posts -C receives, streams -C Sends of -S octets once ESTABLISHED,
+# takes ours and disconnects). ucmatose counts completions without looking at their status, so
+# the row also needs our side's count and lengths, and a clean guest kernel log. With CRC on the
+# size is 32: ucmatose sends from the buffer it receives into, so our messages overwrite a Send
+# that siw transmits zero-copy after computing its CRC (seen: siw FPDUs whose CRC is that of our
+# message 100 over the octets of a later one; docs/interop.md); siw copies payloads of up to 32
+# octets into its header buffer, and CRCs the copy.
+stream_row() {
+  local id=$1 rtr=$2 crcopt=$3 size=$4 nmsg=${STREAM:-1000} port=7174
+  dmesg_mark; local base=${DMESG_BASE:-0}
+  k=$((k + 1))
+  G "(ucmatose -b 10.0.2.15 -p $port -C $nmsg -S $size; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+echo \$! > srv-$k.pid
+for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
+sleep 1" 30
+  local t0; t0=$(date +%s.%N)
+  timeout 300 "${PING[@]}" -c -a 127.0.0.1 -p $port -S $size --timeout=60 --p2p="$rtr" \
+    "$crcopt" --stream-after-rtr="$nmsg" > "$L/$id-client.out" 2> "$L/$id-client.err"
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  guest_server_result; local src=$?
+  cp "$S/srv-$k.log" "$L/$id-ucmatose.log" 2>/dev/null
+  dmesg_since "$base" "$L/$id-dmesg.txt"
+  local bad; bad=$(dmesg_bad "$L/$id-dmesg.txt")
+  local want="$nmsg/$nmsg completed; $nmsg/$nmsg messages of $size octets received"
+  local crc=off; [ "$crcopt" = --crc ] && crc=on
+  local mode="P2P, Write RTR"; [ "$rtr" = read ] && mode="P2P, Read RTR"
+  if [ $rc = 0 ] && grep -q "$want" "$L/$id-client.out" && [ $src = 0 ] \
+      && grep -q 'data transfers complete' "$L/$id-ucmatose.log" && [ -z "$bad" ]; then
+    row "$id" "iwarp4j client -> siw ucmatose" "--stream-after-rtr=$nmsg -S $size" "$crc" "$mode" PASS "$secs" "$(cut -c1-200 "$L/$id-client.out"); ucmatose: data transfers complete, $(tail -1 "$L/$id-ucmatose.log"); kernel log: nothing at warn level or worse but $(count 'eth0 speed is unknown' "$L/$id-dmesg.txt") x 'eth0 speed is unknown'"
+  else
+    row "$id" "iwarp4j client -> siw ucmatose" "--stream-after-rtr=$nmsg -S $size" "$crc" "$mode" FAIL "$secs" "client rc $rc: $(cat "$L/$id-client.out" "$L/$id-client.err" | tail -2 | tr '\n' ' ' | cut -c1-200); ucmatose rc $src: $(tail -2 "$L/$id-ucmatose.log" | tr '\n' ' '); kernel: $(printf '%s' "$bad" | head -3 | tr '\n' ' ' | cut -c1-300)"
+  fi
+}
+
 for scenario in ${SCENARIOS:-matrix}; do
   case $scenario in
     matrix)
@@ -216,6 +305,14 @@ for i in \$(seq 1 50); do ss -ltn | grep -q ':$wport ' && exit 0; sleep 0.1; don
         res=$(grep -o '[0-9]*/[0-9]* completed' "$L/warmrace-$mode-$d.out" | cut -d' ' -f1)
         row "warmrace-h2g-$mode-$d" "iwarp4j client -> siw rping -s -P" "quiet period ${d} ms, one JVM, ${RACE:-50} connections x 1 ping" off "$mname" "${res:-0/${RACE:-50}}" "$secs" "connections that completed; first failure: $(grep -m1 'connection [0-9]*:' "$L/warmrace-$mode-$d.err" | cut -c1-120)"
       done
+      ;;
+    p2p)
+      p2p_warm write 7177
+      p2p_warm read 7178
+      ;;
+    stream)
+      stream_row stream-p2pw write --crc 32
+      stream_row stream-p2pr read --no-crc 1024
       ;;
     perftest) run_perftest ;;
     perfread) run_perfread ;;

@@ -21,6 +21,8 @@
 #   TIMEOUT   seconds before the guest is killed (default 300)
 #   MEM, SMP  guest memory and vCPUs (default 2G, 2)
 #   ACCEL     tcg (default: software emulation, works everywhere) or kvm (needs real VT-x/AMD-V)
+#   DUMP      a pcap file: every frame of the guest's link (qemu's filter-dump on its netdev,
+#             whole frames), i.e. the TCP segments exactly as the guest's stack gets them
 #   IWARP4J_LAB_DIR  where build-image.sh put the image (default ~/.cache/iwarp4j/siw-lab)
 #
 # Networking is qemu's user mode with restrict=on: the guest reaches only the forwards above, and
@@ -52,6 +54,9 @@ for rule in ${HOSTFWD:-tcp:127.0.0.1:7174-:7174}; do net+=",hostfwd=$rule"; done
 IFS=';' read -r -a guest_rules <<< "${GUESTFWD:-tcp:10.0.2.100:7200-cmd:socat STDIO TCP:127.0.0.1:7200}"
 for rule in "${guest_rules[@]}"; do [ -n "$rule" ] && net+=",guestfwd=$rule"; done
 
+dump=()
+[ -n "${DUMP:-}" ] && dump=(-object "filter-dump,id=dump0,netdev=net0,file=$DUMP,maxlen=65535")
+
 start_ns=$(date +%s%N)
 elapsed() { local ns=$(( $(date +%s%N) - start_ns )); printf '%d.%03d' $((ns / 1000000000)) $((ns / 1000000 % 1000)); }
 qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}" \
@@ -59,7 +64,7 @@ qemu-system-x86_64 "${accel[@]}" -m "${MEM:-2G}" -smp "${SMP:-2}" \
   -kernel "$IMG/vmlinuz" -initrd "$IMG/initrd.img" \
   -append "console=ttyS0 root=/dev/vda rw init=/sbin/guest-init net.ifnames=0 panic=-1 quiet" \
   -drive "file=$IMG/root.ext4,format=raw,if=virtio,snapshot=on" \
-  -netdev "$net" -device virtio-net-pci,netdev=net0 \
+  -netdev "$net" -device virtio-net-pci,netdev=net0 "${dump[@]}" \
   -virtfs "local,path=$OUTDIR,mount_tag=share,security_model=none,id=share" \
   > "$OUTDIR/qemu.log" 2>&1 &
 vm=$!

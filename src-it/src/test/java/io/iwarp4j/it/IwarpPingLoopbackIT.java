@@ -50,6 +50,59 @@ class IwarpPingLoopbackIT {
     assertEquals(4, result.mpaConnections(), result.summary());
   }
 
+  /**
+   * {@code --stream-after-rtr}: 200 Sends each way posted right behind the RTR (Write and Read
+   * RTR, CRC on), every message verified by both ends, and the captures pass the wire check.
+   */
+  @Test
+  void streamAfterRtrCarriesEveryMessageBothWays() throws Exception {
+    WireCheck.requireAvailable();
+    Path dir = Paths.get("target", "wirecheck");
+    Files.createDirectories(dir);
+    WireReport result = WireCheck.withCaptureRetries(3, () -> {
+      int port = WireCheck.freePort();
+      Path pcap = dir.resolve("iwarp-ping-stream-" + port + ".pcap").toAbsolutePath();
+      try (LoopbackCapture capture = WireCheck.startCapture(port, 150, pcap)) {
+        for (String rtr : List.of("--p2p=write", "--p2p=read")) {
+          stream(port, 200, rtr);
+        }
+        capture.stop();
+      }
+      return WireCheck.check(pcap, port);
+    });
+    assertTrue(result.passed(), result.summary());
+    assertEquals(2, result.mpaConnections(), result.summary());
+  }
+
+  private static void stream(int port, int n, String rtr) throws Exception {
+    ByteArrayOutputStream sout = new ByteArrayOutputStream();
+    ByteArrayOutputStream serr = new ByteArrayOutputStream();
+    CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
+    String[] sargs = {"-s", "-a", "127.0.0.1", "-p", Integer.toString(port), "-V", "-S", "1000",
+        "--crc", "--timeout=60", "--stream-after-rtr=" + n};
+    CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> IwarpPing.run(sargs,
+        new PrintStream(sout, true, StandardCharsets.UTF_8),
+        new PrintStream(serr, true, StandardCharsets.UTF_8), listening::complete));
+    listening.get(30, TimeUnit.SECONDS);
+    ByteArrayOutputStream cout = new ByteArrayOutputStream();
+    ByteArrayOutputStream cerr = new ByteArrayOutputStream();
+    int crc = IwarpPing.run(new String[] {"-c", "-a", "127.0.0.1", "-p", Integer.toString(port),
+        "-V", "-S", "1000", "--crc", "--timeout=60", rtr, "--stream-after-rtr=" + n},
+        new PrintStream(cout, true, StandardCharsets.UTF_8),
+        new PrintStream(cerr, true, StandardCharsets.UTF_8), a -> { });
+    int src = server.get(60, TimeUnit.SECONDS);
+    String what = rtr + ": client " + cout + cerr + ", server " + sout + serr;
+    assertEquals(0, crc, what);
+    assertEquals(0, src, what);
+    String expected = "stream: " + n + " Sends of 1000 octets posted right after the connection"
+        + " was established, " + n + "/" + n + " completed; " + n + "/" + n + " messages of 1000"
+        + " octets received and verified";
+    assertEquals(expected, cout.toString(StandardCharsets.UTF_8).strip(), what);
+    assertEquals(expected, sout.toString(StandardCharsets.UTF_8).strip(), what);
+    assertTrue(serr.toString(StandardCharsets.UTF_8).contains("server DISCONNECT EVENT..."),
+        what);
+  }
+
   @Test
   void aClientWithoutAServerFailsInOneLine() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -54,6 +54,12 @@ final class PerfSession implements AutoCloseable {
   private static final int CACHE_LINE = 64;
   /** write_lat client: quiet period before the RTR, as iwarp-ping's default against siw. */
   static final long WRITE_LAT_RTR_DELAY_MS = 50;
+  /**
+   * Client: quiet period between the control connection's MPA Reply and its first FPDU (the
+   * version message, sent at once), as iwarp-ping's default: siw's accept race otherwise leaves
+   * that Send unread (a 60 s stall seen against ib_write_bw -R under load; docs/interop.md).
+   */
+  static final long CONTROL_FIRST_FPDU_DELAY_MS = 50;
   /** Client: how long it waits for the server to close the control connection first. */
   static final long LINGER_MILLIS = 3000;
 
@@ -152,7 +158,8 @@ final class PerfSession implements AutoCloseable {
     if (client) {
       connect(control.queuePair(), ConnectParams.builder().crc(opts.crc())
           .markers(opts.markers()).eventListener(terminates).connectTimeout(java.time.Duration.ofSeconds(
-              opts.timeoutSeconds())).build(), "control");
+              opts.timeoutSeconds()))
+          .firstFpduDelay(Duration.ofMillis(CONTROL_FIRST_FPDU_DELAY_MS)).build(), "control");
     } else {
       listener = device.listen(new InetSocketAddress(opts.port()), requests::add);
       portListener.accept(listener.localAddress().getPort());

@@ -36,6 +36,9 @@ final class PingClient {
   /** Runs the pings; returns the number completed. */
   int run(RdmaDevice device) throws Exception {
     ProtectionDomain pd = device.allocateProtectionDomain();
+    if (o.streamAfterRtr > 0) {
+      return stream(device, pd);
+    }
     try (PingEndpoint ep = new PingEndpoint(device, pd, o, o.size, true, err)) {
       ep.postRecv();
       ConnectParams.Builder cp = ConnectParams.builder().ird(1).ord(1).crc(o.crc)
@@ -59,6 +62,31 @@ final class PingClient {
         IwarpPing.await(conn.disconnect(), o.timeout, "disconnect");
       }
       return done;
+    }
+  }
+
+  /** --stream-after-rtr: N receives posted, connect, N Sends at once, wait for both ways. */
+  private int stream(RdmaDevice device, ProtectionDomain pd) throws Exception {
+    try (PingStream st = new PingStream(device, pd, o, err, "client")) {
+      st.postReceives();
+      ConnectParams.Builder cp = ConnectParams.builder().ird(1).ord(1).crc(o.crc)
+          .markers(o.markers).firstFpduDelay(o.firstFpduDelay).eventListener(st.events)
+          .peerToPeer(true).rtrTypes(o.p2p);
+      InetSocketAddress remote = new InetSocketAddress(o.address, o.port);
+      RdmaConnection conn = IwarpPing.await(device.connect(st.qp, remote, cp.build()),
+          o.timeout, "connect to " + remote);
+      if (o.debug) {
+        err.println("rdma_connect successful: " + conn.mpaInfo());
+      }
+      try {
+        st.stream();
+        out.println(st.await());
+      } finally {
+        if (conn.isOpen()) {
+          IwarpPing.await(conn.disconnect(), o.timeout, "disconnect");
+        }
+      }
+      return 1;
     }
   }
 

@@ -37,7 +37,13 @@ public final class PingOptions {
       "  --connections=N    client: run N times over fresh connections in this JVM (warm",
       "                     code paths; measures connection set-up races), report ok/N",
       "  --probe-rfc7306=fetch-add|imm  client: instead of pinging, send one RFC 7306",
-      "                     operation and report how a peer without RFC 7306 refuses it");
+      "                     operation and report how a peer without RFC 7306 refuses it",
+      "  --stream-after-rtr=N  instead of pinging: post N receives, then N Sends of -S octets",
+      "                     back to back the moment the connection is established (the",
+      "                     client right after its --p2p RTR), and take the peer's N; -V",
+      "                     checks each message. Peers: iwarp-ping -s with the same N and",
+      "                     -S, or rdma-core's ucmatose -C N -S size (1.." + PingStream.MAX_MESSAGES
+          + " messages)");
 
   /** The client's default quiet period after the MPA Reply: see docs/interop.md. */
   public static final int DEFAULT_FIRST_FPDU_DELAY_MS = 50;
@@ -59,6 +65,7 @@ public final class PingOptions {
   Duration timeout = Duration.ofSeconds(30);
   String probe7306;
   int connections = 1;
+  int streamAfterRtr;
 
   private PingOptions() {
   }
@@ -150,6 +157,8 @@ public final class PingOptions {
           Duration.ofMillis(intValue(name, value, 0, 10_000));
       case "--timeout" -> timeout = Duration.ofSeconds(intValue(name, value, 1, 3600));
       case "--connections" -> connections = intValue(name, value, 1, 100_000);
+      case "--stream-after-rtr" -> streamAfterRtr =
+          intValue(name, value, 1, PingStream.MAX_MESSAGES);
       case "--probe-rfc7306" -> {
         if (!"fetch-add".equals(value) && !"imm".equals(value)) {
           throw new IllegalArgumentException("--probe-rfc7306 takes fetch-add or imm, not '"
@@ -197,6 +206,20 @@ public final class PingOptions {
     }
     if (probe7306 != null && !client) {
       throw new IllegalArgumentException("--probe-rfc7306 is a client option");
+    }
+    if (streamAfterRtr > 0) {
+      if (client && p2p == null) {
+        throw new IllegalArgumentException("--stream-after-rtr is for a peer-to-peer connection:"
+            + " add --p2p[=write|read|send]");
+      }
+      if (probe7306 != null) {
+        throw new IllegalArgumentException("--stream-after-rtr and --probe-rfc7306 exclude each"
+            + " other");
+      }
+      if ((long) streamAfterRtr * size > 64L << 20) {
+        throw new IllegalArgumentException("--stream-after-rtr=" + streamAfterRtr + " with -S "
+            + size + " needs more than 64 MiB per direction");
+      }
     }
     if (persistent && client) {
       throw new IllegalArgumentException("-P is a server option");
@@ -249,6 +272,15 @@ public final class PingOptions {
    */
   public boolean crc() {
     return crc;
+  }
+
+  /**
+   * The number of Sends streamed right after the connection is established.
+   *
+   * @return --stream-after-rtr, 0 without it
+   */
+  public int streamAfterRtr() {
+    return streamAfterRtr;
   }
 
   /**

@@ -94,6 +94,9 @@ final class PingServer {
       err.println("connect request from " + req.remoteAddress() + ", peer IRD/ORD "
           + req.peerIrd() + "/" + req.peerOrd() + (req.peerToPeer() ? ", peer-to-peer" : ""));
     }
+    if (o.streamAfterRtr > 0) {
+      return stream(device, pd, req);
+    }
     try (PingEndpoint ep = new PingEndpoint(device, pd, o, PingData.MAX_SIZE + 1, false, err)) {
       ep.postRecv();
       RdmaConnection conn = IwarpPing.await(req.accept(ep.qp,
@@ -106,6 +109,37 @@ final class PingServer {
           IwarpPing.await(conn.disconnect(), o.timeout, "disconnect");
         }
       }
+    } catch (PingException e) {
+      if (!o.persistent) {
+        throw e;
+      }
+      err.println("iwarp-ping: " + e.getMessage());
+      return 0;
+    }
+  }
+
+  /**
+   * --stream-after-rtr: N receives posted before the accept, N Sends the moment the connection
+   * is established (after the client's RTR in peer-to-peer mode), then the client's disconnect.
+   */
+  private int stream(RdmaDevice device, ProtectionDomain pd, ConnectRequest req)
+      throws Exception {
+    try (PingStream st = new PingStream(device, pd, o, err, "server")) {
+      st.postReceives();
+      RdmaConnection conn = IwarpPing.await(req.accept(st.qp,
+          AcceptParams.builder().eventListener(st.events).build()), o.timeout,
+          "the connection from " + req.remoteAddress());
+      try {
+        st.stream();
+        out.println(st.await());
+        // The client disconnects once it has both ways, as rping's client does.
+        IwarpPing.await(conn.closeFuture(), o.timeout, "the client's disconnect");
+      } finally {
+        if (conn.isOpen()) {
+          IwarpPing.await(conn.disconnect(), o.timeout, "disconnect");
+        }
+      }
+      return 1;
     } catch (PingException e) {
       if (!o.persistent) {
         throw e;

@@ -56,6 +56,24 @@ class PingOptionsTest {
   }
 
   @Test
+  void streamAfterRtr() {
+    assertEquals(0, PingOptions.parse("-c", "-a", "h", "--p2p").streamAfterRtr());
+    assertEquals(1000, PingOptions.parse("-c", "-a", "h", "--p2p=read",
+        "--stream-after-rtr=1000").streamAfterRtr());
+    assertEquals(8, PingOptions.parse("-s", "--stream-after-rtr=8").streamAfterRtr());
+    assertMessage("--stream-after-rtr is for a peer-to-peer connection: add"
+        + " --p2p[=write|read|send]", "-c", "-a", "h", "--stream-after-rtr=10");
+    assertMessage("invalid --stream-after-rtr 0 (valid range is 1 to 4096)", "-s",
+        "--stream-after-rtr=0");
+    assertMessage("invalid --stream-after-rtr 4097 (valid range is 1 to 4096)", "-s",
+        "--stream-after-rtr=4097");
+    assertMessage("--stream-after-rtr=4096 with -S 65535 needs more than 64 MiB per direction",
+        "-s", "-S", "65535", "--stream-after-rtr=4096");
+    assertMessage("--stream-after-rtr and --probe-rfc7306 exclude each other", "-c", "-a", "h",
+        "--p2p", "--stream-after-rtr=2", "--probe-rfc7306=imm");
+  }
+
+  @Test
   void usageErrorsNameTheProblem() {
     assertMessage("give exactly one of -s (server) and -c (client)", "-v");
     assertMessage("give exactly one of -s (server) and -c (client)", "-s", "-c");

@@ -172,18 +172,25 @@ public final class WireChecker {
     Path err = Files.createTempFile("tshark", ".err");
     Process p = new ProcessBuilder(Tshark.command(pcap, "-Y", "tcp.port == " + port, "-T",
         "pdml")).redirectError(err.toFile()).start();
+    boolean read = false;
     try (InputStream in = p.getInputStream()) {
       Pdml.read(in, this::packet);
+      read = true;
     } catch (XMLStreamException e) {
-      p.destroyForcibly();
       throw new IOException("tshark's PDML could not be read: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      // A fault of the checker itself; tshark's exit status after the closed pipe would hide it.
+      throw new IOException("the wire checker failed on tshark's PDML: " + e, e);
     } finally {
+      if (!read) {
+        p.destroyForcibly();
+      }
       if (!p.waitFor(300, TimeUnit.SECONDS)) {
         p.destroyForcibly();
       }
       String stderr = Files.readString(err);
       Files.deleteIfExists(err);
-      if (!p.isAlive() && p.exitValue() != 0) {
+      if (read && !p.isAlive() && p.exitValue() != 0) {
         throw new IOException("tshark -T pdml failed (" + p.exitValue() + "): " + stderr);
       }
     }
