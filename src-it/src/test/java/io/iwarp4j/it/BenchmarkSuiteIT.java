@@ -70,6 +70,29 @@ class BenchmarkSuiteIT {
     }
   }
 
+  @ParameterizedTest(name = "{0} inline {1} B depth {2} crc {3}")
+  @CsvSource({"WRITE, 64, 128, false", "SEND, 64, 128, true", "SEND, 80, 1, false"})
+  void verbsBandwidthInline(String op, int size, int depth, boolean crc) throws Exception {
+    VerbsBandwidthBenchmark b = new VerbsBandwidthBenchmark();
+    b.op = op;
+    b.size = size;
+    b.depth = depth;
+    b.crc = crc;
+    b.qps = 1;
+    b.inline = true;
+    b.setUp();
+    try {
+      for (int iteration = 0; iteration < 2; iteration++) {
+        for (int i = 0; i < OPS; i++) {
+          b.message();
+        }
+        b.drain();
+      }
+    } finally {
+      b.tearDown();
+    }
+  }
+
   @Test
   void manyQueuePairs() throws Exception {
     VerbsBandwidthBenchmark b = new VerbsBandwidthBenchmark();

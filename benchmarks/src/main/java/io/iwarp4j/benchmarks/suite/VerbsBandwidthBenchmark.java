@@ -48,6 +48,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * reposts each to the shared queue and credits the queue pair the completion names
  * ({@link WorkCompletion#qpNumber()}). Off by default, so the suite's matrix is unchanged:
  * {@code -p op=SEND -p srq=false,true} gives the plain and the shared-queue Send side by side.
+ *
+ * <p>{@code inline} (WRITE and SEND, up to the queue pair's {@code maxInlineData}, 80 octets by
+ * default): every message is posted with {@link SendFlags#INLINE}, its octets copied at post time
+ * instead of sent from the registered region. Off by default, as {@code srq}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -87,6 +91,10 @@ public class VerbsBandwidthBenchmark {
   @Param({"false"})
   public boolean srq;
 
+  /** Whether each message is posted with {@link SendFlags#INLINE} (WRITE and SEND). */
+  @Param({"false"})
+  public boolean inline;
+
   private VerbsPair pair;
   private WorkRequestOpcode opcode;
   private QueuePair[] qp;
@@ -94,6 +102,7 @@ public class VerbsBandwidthBenchmark {
   private long[] posted;
   private int next;
   private int window;
+  private int flags;
   private WorkCompletion[] wc;
   private final SendWorkRequest wr = new SendWorkRequest(1);
   private MemoryRegion source;
@@ -106,6 +115,10 @@ public class VerbsBandwidthBenchmark {
   public void setUp() throws Exception {
     opcode = WorkRequestOpcode.valueOf(op.equals("WRITE") ? "RDMA_WRITE"
         : op.equals("READ") ? "RDMA_READ" : "SEND");
+    if (inline && opcode == WorkRequestOpcode.RDMA_READ) {
+      throw new IllegalArgumentException("inline: WRITE and SEND only (a Read has no payload)");
+    }
+    flags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);
     // A deep window keeps the sender from waiting on credits (all receives share one buffer).
     window = Math.min(16_000, Math.max(8 * depth, 1024));
     boolean send = opcode == WorkRequestOpcode.SEND;
@@ -143,7 +156,7 @@ public class VerbsBandwidthBenchmark {
     if (credits != null) {
       waitForCredit(i);
     }
-    wr.reset().wrId(i).opcode(opcode).flags(SendFlags.SIGNALED).addSge(source, 0, size);
+    wr.reset().wrId(i).opcode(opcode).flags(flags).addSge(source, 0, size);
     if (opcode != WorkRequestOpcode.SEND) {
       wr.remote(remote.stag(), remote.address());
     }
