@@ -33,6 +33,14 @@ final class ConfigChecks {
     return n;
   }
 
+  /** Throws unless {@code 1 <= low <= high}. */
+  static void waterMarks(int low, int high) {
+    if (low < 1 || high < low) {
+      throw new IllegalArgumentException("write buffer water marks need 1 <= low <= high, not "
+          + low + "/" + high);
+    }
+  }
+
   /** {@code d}, unless it is null, zero or negative. */
   static Duration positive(String what, Duration d) {
     Objects.requireNonNull(d, what);

@@ -13,17 +13,13 @@ import java.util.Objects;
 public final class DeviceConfig {
   /**
    * The inline limit a queue pair gets when its configuration does not say: 80 octets, Linux
-   * siw's {@code max_inline_data}, so code ported from siw finds the same limit. Well below the
-   * MPA framer's copy threshold (512 octets by default): an inline payload is copied into the
-   * outgoing batch like any small payload, and send queue slots cost little.
+   * siw's {@code max_inline_data}, well below the MPA framer's copy threshold (512 by default).
    */
   public static final int DEFAULT_INLINE_DATA = 80;
 
   /**
    * The most inline octets a queue pair may ask for unless the device is configured otherwise:
-   * 512, the MPA framer's default copy threshold. Above it inline buys nothing on the wire (the
-   * framer would send the octets as a slice, as it does registered memory), and send queue slots
-   * would only keep more heap.
+   * 512, the MPA framer's default copy threshold, above which inline buys nothing on the wire.
    */
   public static final int DEFAULT_MAX_INLINE_DATA = 512;
 
@@ -125,9 +121,8 @@ public final class DeviceConfig {
 
   /**
    * {@return the most TCP connections open at once}, accepted and initiated, counted from the
-   * TCP accept (or connect) on: unlike {@link #maxQueuePairs()} it also bounds connections still
-   * in the MPA startup, with no queue pair yet, which a peer can open without the application's
-   * consent. One accepted beyond it is closed before anything is read; {@link
+   * TCP accept (or connect) on: it also bounds connections still in the MPA startup, with no
+   * queue pair yet. One accepted beyond it is closed before anything is read; {@link
    * RdmaDevice#connect} beyond it throws.
    */
   public int maxConnections() {
@@ -154,9 +149,7 @@ public final class DeviceConfig {
     return maxRecvWr;
   }
 
-  /**
-   * {@return the deepest shared receive queue: the verbs {@code max_srq_wr} device limit}
-   */
+  /** {@return the deepest shared receive queue: the verbs {@code max_srq_wr} device limit} */
   public int maxSrqWr() {
     return maxSrqWr;
   }
@@ -166,26 +159,17 @@ public final class DeviceConfig {
     return maxSge;
   }
 
-  /**
-   * {@return the send queue depth of a queue pair whose configuration does not say}, at most
-   * {@link #maxSendWr()}.
-   */
+  /** {@return the send queue depth of a queue pair whose configuration does not say} */
   public int defaultSendWr() {
     return defaultSendWr;
   }
 
-  /**
-   * {@return the receive queue depth of a queue pair whose configuration does not say}, at most
-   * {@link #maxRecvWr()}.
-   */
+  /** {@return the receive queue depth of a queue pair whose configuration does not say} */
   public int defaultRecvWr() {
     return defaultRecvWr;
   }
 
-  /**
-   * {@return the scatter/gather entries per work request of a queue pair whose configuration
-   * does not say}, at most {@link #maxSge()}.
-   */
+  /** {@return the SGEs per work request of a queue pair whose configuration does not say} */
   public int defaultSge() {
     return defaultSge;
   }
@@ -199,10 +183,7 @@ public final class DeviceConfig {
     return maxInlineData;
   }
 
-  /**
-   * {@return the inline limit of a queue pair whose configuration does not say}, at most
-   * {@link #maxInlineData()}.
-   */
+  /** {@return the inline limit of a queue pair whose configuration does not say} */
   public int defaultInlineData() {
     return defaultInlineData;
   }
@@ -256,11 +237,10 @@ public final class DeviceConfig {
   }
 
   /**
-   * {@return the directory where each connection's TCP stream is written as a pcap file for
-   * Wireshark, or null} (the default) for no capture. One file per connection, named
-   * {@code <device>-<local port>-<remote host>-<remote port>.pcap}; see docs/troubleshooting.md.
-   * Capturing copies every octet into the file on the event loop: a debugging aid, not for
-   * production traffic.
+   * {@return the directory where each connection's TCP stream is written as a pcap file, or
+   * null} (the default) for no capture. One file per connection, named
+   * {@code <device>-<local port>-<remote host>-<remote port>.pcap}. A debugging aid: it copies
+   * every octet into the file on the event loop.
    */
   public java.nio.file.Path pcapDirectory() {
     return pcapDirectory;
@@ -268,11 +248,9 @@ public final class DeviceConfig {
 
   /**
    * {@return how many octets of Read Response snapshots the device's connections may hold at
-   * once}. With CRC on, a Data Source copies each Read Response's source once and sends the
-   * copy, so that an RDMA Write to the same memory racing the Read cannot make the octets sent
-   * differ from their CRC (which would end the reader's connection); the copy is charged here
-   * until the transport took the response. A response that does not fit is sent without a copy,
-   * with that race (counted as {@link CountersSnapshot#readResponseZeroCopyFallbacks()}). 0 turns
+   * once}. With CRC on, a Read Response goes out from a copy of its source, so that an RDMA Write
+   * racing the Read cannot make the octets sent differ from their CRC; one that does not fit goes
+   * out without a copy ({@link CountersSnapshot#readResponseZeroCopyFallbacks()}). 0 turns
    * snapshots off. Default 64 MiB.
    */
   public long readResponseCopyBudget() {
@@ -293,7 +271,10 @@ public final class DeviceConfig {
         + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
   }
 
-  /** Builder; each setter checks its argument and names the problem when it is wrong. */
+  /**
+   * Builder; each setter checks its argument: one outside what its {@code @param} allows throws
+   * {@link IllegalArgumentException} naming the setting and the value.
+   */
   public static final class Builder {
     private Transport transport = Transport.AUTO;
     private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
@@ -340,7 +321,6 @@ public final class DeviceConfig {
      *
      * @param threads at least 1
      * @return this builder
-     * @throws IllegalArgumentException if {@code threads < 1}
      */
     public Builder eventLoopThreads(int threads) {
       this.eventLoopThreads = ConfigChecks.atLeast("eventLoopThreads", threads, 1);
@@ -363,7 +343,6 @@ public final class DeviceConfig {
      *
      * @param n at least 1
      * @return this builder
-     * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxQueuePairs(int n) {
       this.maxQueuePairs = ConfigChecks.atLeast("maxQueuePairs", n, 1);
@@ -376,7 +355,6 @@ public final class DeviceConfig {
      *
      * @param n at least 1
      * @return this builder
-     * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxConnections(int n) {
       this.maxConnections = ConfigChecks.atLeast("maxConnections", n, 1);
@@ -388,7 +366,6 @@ public final class DeviceConfig {
      *
      * @param n 1 to 2^24 - 1 (the STag's 24-bit index)
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder maxMemoryRegions(int n) {
       this.maxMemoryRegions = ConfigChecks.range("maxMemoryRegions", n, 1, StagTable.MAX_CAPACITY,
@@ -401,7 +378,6 @@ public final class DeviceConfig {
      *
      * @param n 1 to {@value CompletionQueue#MAX_CAPACITY}
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder maxCqe(int n) {
       this.maxCqe = ConfigChecks.range("maxCqe", n, 1, CompletionQueue.MAX_CAPACITY, "");
@@ -413,7 +389,6 @@ public final class DeviceConfig {
      *
      * @param n at least 1
      * @return this builder
-     * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxSendWr(int n) {
       this.maxSendWr = ConfigChecks.atLeast("maxSendWr", n, 1);
@@ -425,7 +400,6 @@ public final class DeviceConfig {
      *
      * @param n at least 1
      * @return this builder
-     * @throws IllegalArgumentException if {@code n < 1}
      */
     public Builder maxRecvWr(int n) {
       this.maxRecvWr = ConfigChecks.atLeast("maxRecvWr", n, 1);
@@ -437,7 +411,6 @@ public final class DeviceConfig {
      *
      * @param n 1 to {@link io.iwarp4j.verbs.internal.MpmcSlotRing#MAX_CAPACITY}
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder maxSrqWr(int n) {
       this.maxSrqWr = ConfigChecks.range("maxSrqWr", n, 1,
@@ -450,7 +423,6 @@ public final class DeviceConfig {
      *
      * @param n 1 to {@value ScatterGatherList#MAX_CAPACITY}
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder maxSge(int n) {
       this.maxSge = ConfigChecks.range("maxSge", n, 1, ScatterGatherList.MAX_CAPACITY, "");
@@ -459,13 +431,13 @@ public final class DeviceConfig {
 
     /**
      * Sets the default queue depths and SGE count of queue pairs whose configuration does not
-     * say (defaults 128, 128, 4; capped by the maxima).
+     * say (defaults 128, 128, 4). Each default is capped by its maximum ({@link #maxSendWr},
+     * {@link #maxRecvWr}, {@link #maxSge}), and so is the default inline limit.
      *
      * @param sendWr default send queue depth, at least 1
      * @param recvWr default receive queue depth, at least 1
      * @param sge default SGEs per work request, at least 1
      * @return this builder
-     * @throws IllegalArgumentException if a value is below 1
      */
     public Builder queuePairDefaults(int sendWr, int recvWr, int sge) {
       this.defaultSendWr = ConfigChecks.atLeast("default send WRs", sendWr, 1);
@@ -483,7 +455,6 @@ public final class DeviceConfig {
      * @param max 0 to {@value DeviceConfig#INLINE_DATA_LIMIT}
      * @param dflt 0 or more
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder maxInlineData(int max, int dflt) {
       this.maxInlineData = ConfigChecks.range("maxInlineData", max, 0, INLINE_DATA_LIMIT, "");
@@ -496,7 +467,6 @@ public final class DeviceConfig {
      *
      * @param ird 0 to 0x3FFE
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder defaultIrd(int ird) {
       this.defaultIrd = QueuePairConfig.Builder.depth("IRD", ird);
@@ -508,7 +478,6 @@ public final class DeviceConfig {
      *
      * @param ord 0 to 0x3FFE
      * @return this builder
-     * @throws IllegalArgumentException if out of range
      */
     public Builder defaultOrd(int ord) {
       this.defaultOrd = QueuePairConfig.Builder.depth("ORD", ord);
@@ -533,7 +502,6 @@ public final class DeviceConfig {
      *
      * @param timeout positive
      * @return this builder
-     * @throws IllegalArgumentException if not positive
      */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = ConfigChecks.positive("connectTimeout", timeout);
@@ -547,13 +515,9 @@ public final class DeviceConfig {
      * @param low the low water mark, at least 1
      * @param high the high water mark, at least {@code low}
      * @return this builder
-     * @throws IllegalArgumentException if {@code low < 1} or {@code high < low}
      */
     public Builder writeBufferWaterMark(int low, int high) {
-      if (low < 1 || high < low) {
-        throw new IllegalArgumentException("write buffer water marks need 1 <= low <= high, not "
-            + low + "/" + high);
-      }
+      ConfigChecks.waterMarks(low, high);
       this.writeBufferLowWaterMark = low;
       this.writeBufferHighWaterMark = high;
       return this;
@@ -589,7 +553,6 @@ public final class DeviceConfig {
      *
      * @param octets at least 0; 0 sends every Read Response without a copy
      * @return this builder
-     * @throws IllegalArgumentException if negative
      */
     public Builder readResponseCopyBudget(long octets) {
       this.readResponseCopyBudget = ConfigChecks.atLeast("readResponseCopyBudget", octets, 0L);

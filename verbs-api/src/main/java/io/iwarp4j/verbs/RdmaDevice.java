@@ -3,7 +3,6 @@ package io.iwarp4j.verbs;
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
-import io.iwarp4j.rdmap.RdmapCounters;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
 import io.iwarp4j.verbs.engine.LifecycleLog;
 import io.iwarp4j.verbs.engine.PcapCapture;
@@ -78,12 +77,8 @@ public final class RdmaDevice implements AutoCloseable {
   private final Set<CompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
   private final Set<RdmaListener> listeners = ConcurrentHashMap.newKeySet();
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
-  /** Guards {@link #liveCounters} and {@link #retiredCounters}. */
-  private final Object countersLock = new Object();
-  /** The counters of the open queue pairs; copied on change, so reading allocates nothing. */
-  private RdmapCounters[] liveCounters = new RdmapCounters[0];
-  /** The sum of the counters of the queue pairs closed so far. */
-  private final long[] retiredCounters = new long[RdmapCounters.LENGTH];
+  /** The counters of the open queue pairs and of those closed so far. */
+  private final DeviceCounters deviceCounters = new DeviceCounters();
   /** The device's counters MBean, or null. */
   private final ObjectName countersMBean;
   /** Octets of Read Response snapshots held by the device's connections (all event loops). */
@@ -185,13 +180,7 @@ public final class RdmaDevice implements AutoCloseable {
    * @return {@code into}
    */
   public CountersSnapshot counters(CountersSnapshot into) {
-    long[] values = into.values();
-    synchronized (countersLock) {
-      System.arraycopy(retiredCounters, 0, values, 0, RdmapCounters.LENGTH);
-      for (RdmapCounters c : liveCounters) {
-        c.addTo(values);
-      }
-    }
+    deviceCounters.sumInto(into.values());
     return into;
   }
 
@@ -275,22 +264,7 @@ public final class RdmaDevice implements AutoCloseable {
       throw new IllegalStateException(pd + " is closed");
     }
     SharedReceiveQueue srq = qpConfig.sharedReceiveQueue();
-    if (srq != null) {
-      checkSharedReceiveQueue(pd, srq);
-    }
-    QueuePairCapabilities caps = new QueuePairCapabilities(
-        limit("maxSendWr", qpConfig.maxSendWr(), config.defaultSendWr(), config.maxSendWr()),
-        srq != null ? SHARED_RECEIVES_HELD
-            : limit("maxRecvWr", qpConfig.maxRecvWr(), config.defaultRecvWr(),
-                config.maxRecvWr()),
-        limit("maxSendSge", qpConfig.maxSendSge(), config.defaultSge(), config.maxSge()),
-        srq != null ? srq.maxSge()
-            : limit("maxRecvSge", qpConfig.maxRecvSge(), config.defaultSge(), config.maxSge()),
-        qpConfig.ird() >= 0 ? qpConfig.ird() : config.defaultIrd(),
-        qpConfig.ord() >= 0 ? qpConfig.ord() : config.defaultOrd(),
-        qpConfig.rfc7306() != null ? qpConfig.rfc7306() : config.rfc7306(),
-        limit("maxInlineData", qpConfig.maxInlineData(), config.defaultInlineData(),
-            config.maxInlineData()));
+    QueuePairCapabilities caps = QueuePairLimits.resolve(config, pd, qpConfig);
     synchronized (queuePairs) {
       if (queuePairs.size() >= config.maxQueuePairs()) {
         throw new IllegalStateException(queuePairs.size() + " queue pairs are open, the device's"
@@ -307,11 +281,7 @@ public final class RdmaDevice implements AutoCloseable {
         }
       }
       queuePairs.add(qp);
-      synchronized (countersLock) {
-        RdmapCounters[] live = java.util.Arrays.copyOf(liveCounters, liveCounters.length + 1);
-        live[live.length - 1] = qp.rdmapCounters();
-        liveCounters = live;
-      }
+      deviceCounters.add(qp.rdmapCounters());
       if (config.jmx()) {
         try {
           qp.countersMBean = CountersMBean.register(
@@ -331,25 +301,6 @@ public final class RdmaDevice implements AutoCloseable {
    * segment), and one to spare.
    */
   static final int SHARED_RECEIVES_HELD = 2;
-
-  private static void checkSharedReceiveQueue(ProtectionDomain pd, SharedReceiveQueue srq) {
-    if (srq.pd() != pd) {
-      throw new IllegalArgumentException("shared receive queue " + srq.number() + " belongs to "
-          + srq.pd() + ", not to the queue pair's " + pd + ": a queue pair takes receives only"
-          + " from a shared receive queue of its own protection domain");
-    }
-    if (srq.isClosed()) {
-      throw new IllegalStateException("shared receive queue " + srq.number() + " is closed");
-    }
-  }
-
-  private static int limit(String what, int asked, int dflt, int max) {
-    int n = asked == QueuePairConfig.DEVICE_DEFAULT ? dflt : asked;
-    if (n > max) {
-      throw new IllegalArgumentException(what + " " + n + " exceeds the device's limit of " + max);
-    }
-    return n;
-  }
 
   // ---- connection manager ----
 
@@ -556,20 +507,7 @@ public final class RdmaDevice implements AutoCloseable {
   void forget(QueuePair qp) {
     queuePairs.remove(qp);
     CountersMBean.unregister(qp.countersMBean);
-    RdmapCounters c = qp.rdmapCounters();
-    synchronized (countersLock) {
-      RdmapCounters[] live = liveCounters;
-      for (int i = 0; i < live.length; i++) {
-        if (live[i] == c) {
-          RdmapCounters[] rest = new RdmapCounters[live.length - 1];
-          System.arraycopy(live, 0, rest, 0, i);
-          System.arraycopy(live, i + 1, rest, i, live.length - i - 1);
-          liveCounters = rest;
-          c.addTo(retiredCounters);
-          break;
-        }
-      }
-    }
+    deviceCounters.retire(qp.rdmapCounters());
   }
 
   void forget(CompletionQueue cq) {

@@ -35,9 +35,16 @@ import org.slf4j.LoggerFactory;
  * it under a writer.
  *
  * <p><b>Threading.</b> {@link #tryPin}, {@link #unpin}, {@link #check} and {@link #place} are
- * lock-free and allocate nothing; any thread may call them. Local accessors
- * ({@link #getAndAddLong} and friends) pin internally. The {@link #buffer()} view is not
+ * lock-free and allocate nothing; any thread may call them. The {@link #buffer()} view is not
  * guarded: local code must not use it concurrently with {@code close()}.
+ *
+ * <p><b>8-octet accessors</b> ({@link #getAndAddLong} and the other atomics, {@link #getLong},
+ * {@link #putLong}; {@code RegionAtomics} does the work). The atomics are atomic with respect to
+ * each other on the same octets, remote or local. Each accessor pins the region around the
+ * access (allowed after invalidation, refused once closing) and throws
+ * {@link IndexOutOfBoundsException} when the 8 octets are not inside the region,
+ * {@link IllegalStateException} when the region is closed (or read-only, for a write), and, for
+ * an atomic, {@link IllegalArgumentException} when the target is not 8-octet aligned in memory.
  */
 public final class MemoryRegion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MemoryRegion.class);
@@ -75,54 +82,11 @@ public final class MemoryRegion implements AutoCloseable {
   private final SendViews sendViews;
   /** The 8-octet accesses (atomics, getLong/putLong). */
   private final RegionAtomics atomics;
-  /**
-   * The stream identity this STag is limited to (a memory window bound by a queue pair), or
-   * null when every stream of the domain may use it.
-   *
-   * @return the scope, or null
-   */
-  public Object scope() {
-    return scope;
-  }
-
-  /**
-   * The memory window this region is one binding of, or null.
-   *
-   * @return the window, or null
-   */
-  public MemoryWindow memoryWindow() {
-    return window;
-  }
-
-  /**
-   * The memory windows validly bound into this region now (they are invalidated by
-   * {@link #close()}). Allocates; not for the data path.
-   *
-   * @return the windows, possibly empty
-   */
-  public java.util.List<MemoryWindow> boundMemoryWindows() {
-    return boundWindows.valid();
-  }
-
-  /** The windows bound into this region. */
-  BoundWindows boundWindows() {
-    return boundWindows;
-  }
-
-  /** The region's octets (index 0 = base TO), for a window binding's slice. */
-  ByteBuf memory() {
-    return memory;
-  }
-
-  /**
-   * The fast-register region this is one registration of, which owns the STag's slot and the
-   * domain's count for its whole life; null for a region registered on its own.
-   */
+  /** The fast-register region owning the STag's slot and the domain's count for life, or null. */
   private final FastRegisterRegion owner;
   /**
-   * The stream identity this STag is limited to (a type 2 memory window's binding, RFC 5041
-   * §8.2), or null for an STag usable on every stream of the domain. One field compare in
-   * {@link #check}.
+   * The stream identity this STag is limited to (a type 2 window's binding, RFC 5041 §8.2), or
+   * null for every stream of the domain. One field compare in {@link #check}.
    */
   private final Object scope;
   /** The memory window this is one binding of (it owns the slot), or null. */
@@ -135,21 +99,9 @@ public final class MemoryRegion implements AutoCloseable {
   @SuppressWarnings("unused")
   private volatile long placedOctets;
 
-  MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
-      boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly) {
-    this(table, pd, stag, baseTo, memory, access, remoteInvalidation, libraryAllocated, readOnly,
-        null);
-  }
-
-  MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
-      boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly,
-      FastRegisterRegion owner) {
-    this(table, pd, stag, baseTo, memory, access, remoteInvalidation, libraryAllocated, readOnly,
-        owner, null, null);
-  }
-
-  MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory, int access,
-      boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly,
+  /** A region over {@code memory}; a non-null {@code owner} or {@code window} keeps the slot. */
+  MemoryRegion(StagTable table, ProtectionDomain pd, int stag, long baseTo, ByteBuf memory,
+      int access, boolean remoteInvalidation, boolean libraryAllocated, boolean readOnly,
       FastRegisterRegion owner, MemoryWindow window, Object scope) {
     this.owner = owner;
     this.window = window;
@@ -169,128 +121,110 @@ public final class MemoryRegion implements AutoCloseable {
     this.atomics = new RegionAtomics(this, lifetime, nio, readOnly);
   }
 
-  /**
-   * The STag naming this region (its value never changes; once invalid it stays invalid).
-   *
-   * @return the STag naming this region (its value never changes; once invalid it stays invalid)
-   */
+  /** {@return the STag naming this region}: its value never changes; once invalid, it stays so. */
   public int stag() {
     return stag;
   }
 
-  /**
-   * Tagged Offset of the region's first octet (unsigned).
-   *
-   * @return the Tagged Offset of the region's first octet (unsigned)
-   */
+  /** {@return the Tagged Offset of the region's first octet (unsigned)} */
   public long baseTo() {
     return baseTo;
   }
 
-  /**
-   * Octets in the region.
-   *
-   * @return octets in the region
-   */
+  /** {@return octets in the region} */
   public int length() {
     return length;
   }
 
-  /**
-   * The {@link AccessFlags} granted at registration.
-   *
-   * @return the {@link AccessFlags} granted at registration
-   */
+  /** {@return the {@link AccessFlags} granted at registration} */
   public int access() {
     return access;
   }
 
-  /**
-   * The Protection Domain the region belongs to.
-   *
-   * @return the Protection Domain the region belongs to
-   */
+  /** {@return the Protection Domain the region belongs to} */
   public ProtectionDomain pd() {
     return pd;
   }
 
-  /**
-   * True when a peer may invalidate the STag ({@link RegionOptions#allowRemoteInvalidation}).
-   *
-   * @return true when a peer may invalidate the STag ({@link
-   *     RegionOptions#allowRemoteInvalidation})
-   */
+  /** {@return whether a peer may invalidate the STag} See {@link RegionOptions}. */
   public boolean remoteInvalidationAllowed() {
     return remoteInvalidation;
   }
 
   /**
-   * The fast-register region this is one registration of, or null for a region registered on
-   * its own ({@link ProtectionDomain#register}, {@link ProtectionDomain#allocate}).
-   *
-   * @return the owning fast-register region, or null
+   * {@return the fast-register region this is one registration of, or null for a region
+   * registered on its own} ({@link ProtectionDomain#register}, {@link ProtectionDomain#allocate})
    */
   public FastRegisterRegion fastRegisterOwner() {
     return owner;
   }
 
   /**
-   * True when the library allocated the memory (and releases it on close).
-   *
-   * @return true when the library allocated the memory (and releases it on close)
+   * {@return the stream identity this STag is limited to (a memory window bound by a queue
+   * pair), or null when every stream of the domain may use it}
    */
+  public Object scope() {
+    return scope;
+  }
+
+  /** {@return the memory window this region is one binding of, or null} */
+  public MemoryWindow memoryWindow() {
+    return window;
+  }
+
+  /**
+   * {@return the memory windows validly bound into this region now, possibly none} They are
+   * invalidated by {@link #close()}. Allocates; not for the data path.
+   */
+  public java.util.List<MemoryWindow> boundMemoryWindows() {
+    return boundWindows.valid();
+  }
+
+  /** The windows bound into this region. */
+  BoundWindows boundWindows() {
+    return boundWindows;
+  }
+
+  /** The region's octets (index 0 = base TO), for a window binding's slice. */
+  ByteBuf memory() {
+    return memory;
+  }
+
+  /** {@return true when the library allocated the memory (and releases it on close)} */
   public boolean isLibraryAllocated() {
     return libraryAllocated;
   }
 
-  /**
-   * True until the STag is invalidated (locally, remotely, or by {@link #close()}).
-   *
-   * @return true until the STag is invalidated (locally, remotely, or by {@link #close()})
-   */
+  /** {@return true until the STag is invalidated (locally, remotely, or by {@link #close()})} */
   public boolean isValid() {
     return !lifetime.has(INVALID);
   }
 
-  /**
-   * True once {@link #close()} has released the memory.
-   *
-   * @return true once {@link #close()} has released the memory
-   */
+  /** {@return true once {@link #close()} has released the memory} */
   public boolean isClosed() {
     return released;
   }
 
   /**
-   * Payload octets placed into this region so far: a debug counter to show that each received
-   * payload octet is copied exactly once.
-   *
-   * @return the number of payload octets placed into this region so far: a debug counter to show
-   *     that each received payload octet is copied exactly once
+   * {@return the number of payload octets placed into this region so far}: a debug counter to
+   * show that each received payload octet is copied exactly once.
    */
   public long placedOctets() {
     return placedOctets;
   }
 
   /**
-   * Validates an access to this region (the checks of {@link StagTable#check} after the
-   * lookup). No lock, no allocation.
-   *
-   * @param to the tagged offset
-   * @param len the number of octets
-   * @param requiredAccess the access the operation needs, an AccessFlags bit set
-   * @param streamPd the protection domain of the stream asking
-   * @return the outcome of the check
-   * @throws IllegalArgumentException for a negative length
+   * {@return the outcome of the check} {@link #check(long, long, int, ProtectionDomain, Object)}
+   * for an access on no particular stream (a null {@code streamScope}).
    */
   public StagCheck check(long to, long len, int requiredAccess, ProtectionDomain streamPd) {
     return check(to, len, requiredAccess, streamPd, null);
   }
 
   /**
-   * Validates an access that came in on the stream {@code streamScope} names: like
-   * {@link #check(long, long, int, ProtectionDomain)}, and a region limited to one stream
-   * ({@link #scope()}) is {@link StagCheck#NOT_ASSOCIATED} for every other stream.
+   * Validates an access that came in on the stream {@code streamScope} names (the checks of
+   * {@link StagTable#check} after the lookup): a region limited to one stream ({@link #scope()})
+   * is {@link StagCheck#NOT_ASSOCIATED} for every other stream. No lock, no allocation.
    *
    * @param to the tagged offset
    * @param len the number of octets
@@ -389,8 +323,7 @@ public final class MemoryRegion implements AutoCloseable {
    * fails with an exception once the region is closed; code that may race {@link #close()}
    * (a send in flight) must hold a pin while it reads.
    *
-   * @return a view of the whole region for local reads and writes and for send-side slices: index 0
-   *     is the base TO, readerIndex 0, writerIndex {@link #length()}
+   * @return the view
    * @throws IllegalStateException once the region is closing or closed
    */
   public ByteBuf buffer() {
@@ -410,8 +343,7 @@ public final class MemoryRegion implements AutoCloseable {
    *
    * @param length the number of octets
    * @param to the Tagged Offset of the first octet (unsigned)
-   * @return a retained slice of the region's octets {@code [to, to + length)}, for sending them
-   *     without a copy (the source of an RDMA Read Response)
+   * @return the retained slice
    * @throws IllegalStateException when the region is not pinned
    * @throws IndexOutOfBoundsException when {@code [to, to + length)} is not inside the region
    */
@@ -465,26 +397,18 @@ public final class MemoryRegion implements AutoCloseable {
     return new ReceiveView(this, memory);
   }
 
-  /**
-   * The region a {@link #receiveView()} belongs to; null for any other buffer.
-   *
-   * @param buf a buffer
-   * @return its region, or null
-   */
+  /** {@return the region {@code buf} is a {@link #receiveView()} of, or null for any other} */
   public static MemoryRegion regionOf(ByteBuf buf) {
     return buf instanceof ReceiveView v ? v.region : null;
   }
 
   /**
    * Atomically adds {@code delta} to the 8-octet native-order value at {@code offsetFromBase}
-   * and returns the old value (the FetchAdd of RFC 7306).
+   * (the FetchAdd of RFC 7306). Throws as the class comment says ("8-octet accessors").
    *
    * @param offsetFromBase the octet offset from the region's base, 8-aligned
    * @param delta the value to add
    * @return the value before the addition
-   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
-   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
-   * @throws IllegalStateException when the region is closed or read-only
    */
   public long getAndAddLong(long offsetFromBase, long delta) {
     return atomics.localGetAndAdd(offsetFromBase, delta);
@@ -492,43 +416,35 @@ public final class MemoryRegion implements AutoCloseable {
 
   /**
    * Atomically replaces the 8-octet native-order value at {@code offsetFromBase} with
-   * {@code newValue} if it equals {@code expected}; returns the value found (the CmpSwap of
-   * RFC 7306).
+   * {@code newValue} if it equals {@code expected} (the CmpSwap of RFC 7306).
    *
    * @param offsetFromBase the octet offset from the region's base, 8-aligned
    * @param expected the value expected
    * @param newValue the value to store when it matches
    * @return the value found, whether or not it was replaced
-   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
-   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
-   * @throws IllegalStateException when the region is closed or read-only
    */
   public long compareAndExchangeLong(long offsetFromBase, long expected, long newValue) {
     return atomics.localCompareAndExchange(offsetFromBase, expected, newValue);
   }
 
   /**
-   * The masked FetchAdd of RFC 7306 §5.1.1, atomic with respect to every other atomic on these
-   * octets (remote or local): adds {@code addData} field by field, the fields ending at the set
-   * bits of {@code addMask} ({@link MaskedArithmetic#fetchAdd}), and returns the old value. Mask 0
-   * is {@link #getAndAddLong}.
+   * The masked FetchAdd of RFC 7306 §5.1.1: adds {@code addData} field by field, the fields
+   * ending at the set bits of {@code addMask} ({@link MaskedArithmetic#fetchAdd}). Mask 0 is
+   * {@link #getAndAddLong}.
    *
    * @param offsetFromBase the octet offset from the region's base, 8-aligned
    * @param addData the value to add
    * @param addMask the field boundaries
    * @return the value before the addition
-   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
-   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
-   * @throws IllegalStateException when the region is closed or read-only
    */
   public long getAndAddMaskedLong(long offsetFromBase, long addData, long addMask) {
     return atomics.localFetchAddMasked(offsetFromBase, addData, addMask);
   }
 
   /**
-   * The masked CmpSwap of RFC 7306 §5.1.2, atomic with respect to every other atomic on these
-   * octets: when the bits under {@code compareMask} equal those of {@code compareData}, replaces
-   * the bits under {@code swapMask} with those of {@code swapData}; returns the old value.
+   * The masked CmpSwap of RFC 7306 §5.1.2: when the bits under {@code compareMask} equal those
+   * of {@code compareData}, replaces the bits under {@code swapMask} with those of
+   * {@code swapData}.
    *
    * @param offsetFromBase the octet offset from the region's base, 8-aligned
    * @param compareData the comparand
@@ -536,9 +452,6 @@ public final class MemoryRegion implements AutoCloseable {
    * @param swapData the replacement
    * @param swapMask the bits replaced
    * @return the value found, whether or not it was replaced
-   * @throws IllegalArgumentException when the target is not 8-octet aligned in memory
-   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
-   * @throws IllegalStateException when the region is closed or read-only
    */
   public long compareAndSwapMaskedLong(long offsetFromBase, long compareData, long compareMask,
       long swapData, long swapMask) {
@@ -547,39 +460,25 @@ public final class MemoryRegion implements AutoCloseable {
   }
 
   /**
-   * Whether the 8 octets at {@code offsetFromBase} lie inside the region, are 8-octet aligned
-   * in memory and writable, so the atomics may target them.
-   *
-   * @param offsetFromBase the octet offset from the region's base
-   * @return true when an atomic may target them
+   * {@return whether an atomic may target the 8 octets at {@code offsetFromBase}}: they lie
+   * inside the region, are 8-octet aligned in memory and writable.
    */
   public boolean isAtomicTarget(long offsetFromBase) {
     return atomics.isTarget(offsetFromBase);
   }
 
   /**
-   * The remote side of an RFC 7306 FetchAdd: like {@link #getAndAddMaskedLong} for a caller
-   * that already holds a pin ({@link #tryPin}) and checked the target ({@link #isAtomicTarget}).
-   *
-   * @param offsetFromBase the octet offset from the region's base
-   * @param addData the value to add
-   * @param addMask the field boundaries
-   * @return the value before the addition
+   * {@return the value before the addition} The remote side of an RFC 7306 FetchAdd: {@link
+   * #getAndAddMaskedLong} for a caller that holds a pin ({@link #tryPin}) and checked the target
+   * ({@link #isAtomicTarget}).
    */
   public long pinnedFetchAdd(long offsetFromBase, long addData, long addMask) {
     return atomics.fetchAddMasked((int) offsetFromBase, addData, addMask);
   }
 
   /**
-   * The remote side of an RFC 7306 CmpSwap: like {@link #compareAndSwapMaskedLong} for a caller
-   * that already holds a pin and checked the target.
-   *
-   * @param offsetFromBase the octet offset from the region's base
-   * @param compareData the comparand
-   * @param compareMask the bits compared
-   * @param swapData the replacement
-   * @param swapMask the bits replaced
-   * @return the value found
+   * {@return the value found} The remote side of an RFC 7306 CmpSwap: {@link
+   * #compareAndSwapMaskedLong} for a caller that holds a pin and checked the target.
    */
   public long pinnedCmpSwap(long offsetFromBase, long compareData, long compareMask,
       long swapData, long swapMask) {
@@ -588,12 +487,8 @@ public final class MemoryRegion implements AutoCloseable {
   }
 
   /**
-   * Reads the 8-octet native-order value at {@code offsetFromBase} (plain read; any alignment).
-   *
-   * @param offsetFromBase the octet offset from the region's base
-   * @return the value
-   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
-   * @throws IllegalStateException when the region is closed
+   * {@return the 8-octet native-order value at {@code offsetFromBase}} A plain read, any
+   * alignment.
    */
   public long getLong(long offsetFromBase) {
     return atomics.localGet(offsetFromBase);
@@ -605,14 +500,10 @@ public final class MemoryRegion implements AutoCloseable {
    *
    * @param offsetFromBase the octet offset from the region's base
    * @param value the value
-   * @throws IndexOutOfBoundsException when the 8 octets are not inside the region
-   * @throws IllegalStateException when the region is closed or read-only
    */
   public void putLong(long offsetFromBase, long value) {
     atomics.localSet(offsetFromBase, value);
   }
-
-
 
   /**
    * Invalidates the STag (local invalidation): new lookups, checks and pins fail from now on,

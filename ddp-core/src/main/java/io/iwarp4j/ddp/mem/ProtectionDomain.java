@@ -310,7 +310,8 @@ public final class ProtectionDomain implements AutoCloseable {
     boolean done = false;
     try {
       MemoryRegion region = new MemoryRegion(table, this, stag,
-          baseTo(memory, RegionOptions.defaults()), memory, access, true, false, readOnly, owner);
+          baseTo(memory, RegionOptions.defaults()), memory, access, true, false, readOnly, owner,
+          null, null);
       done = true;
       return region;
     } finally {
@@ -355,7 +356,7 @@ public final class ProtectionDomain implements AutoCloseable {
         int stag = table.reserve();
         try {
           MemoryRegion region = new MemoryRegion(table, this, stag, baseTo, memory, access,
-              options.remoteInvalidationAllowed(), libraryAllocated, readOnly);
+              options.remoteInvalidationAllowed(), libraryAllocated, readOnly, null, null, null);
           table.publish(region);
           done = true;
           if (log.isDebugEnabled()) {
