@@ -28,47 +28,14 @@ import org.slf4j.LoggerFactory;
  * object's monitor (uncontended unless the application closes the region while a work request
  * registers it); the read side ({@link #binding()}, {@link #stag()}) is lock-free.
  */
-public final class FastRegisterRegion implements AutoCloseable {
+public final class FastRegisterRegion extends StagSlot {
   private static final Logger log = LoggerFactory.getLogger(FastRegisterRegion.class);
 
-  private final StagTable table;
-  private final ProtectionDomain pd;
-  private final int index;
   private final int maxLength;
-  /** The STag of the latest registration (or the one reserved at allocation). */
-  private volatile int stag;
-  /** The latest registration, valid or invalidated; null before the first. */
-  private volatile MemoryRegion binding;
-  private volatile boolean closed;
 
   FastRegisterRegion(StagTable table, ProtectionDomain pd, int stag, int maxLength) {
-    this.table = table;
-    this.pd = pd;
-    this.index = StagTable.indexOf(stag);
+    super(table, pd, stag);
     this.maxLength = maxLength;
-    this.stag = stag;
-  }
-
-  /**
-   * The STag of the latest registration, or the one reserved at allocation before the first;
-   * valid only while {@link #isValid()}.
-   *
-   * @return the STag
-   */
-  public int stag() {
-    return stag;
-  }
-
-  /**
-   * An STag for the next registration: this slot's index with its next key (the slot's secret
-   * key step, so the key changes on every registration and cannot be guessed from an old one).
-   * Like {@code ib_inc_rkey} and {@code ib_update_fast_reg_key}; any key other than the current
-   * one is accepted by {@link #register} as well.
-   *
-   * @return the STag to register with
-   */
-  public int nextStag() {
-    return index << 8 | table.nextKey(index);
   }
 
   /**
@@ -78,43 +45,6 @@ public final class FastRegisterRegion implements AutoCloseable {
    */
   public int maxLength() {
     return maxLength;
-  }
-
-  /**
-   * The domain the region belongs to.
-   *
-   * @return the domain
-   */
-  public ProtectionDomain pd() {
-    return pd;
-  }
-
-  /**
-   * The latest registration (valid or invalidated), or null before the first or after close.
-   *
-   * @return the registration's region, or null
-   */
-  public MemoryRegion binding() {
-    return binding;
-  }
-
-  /**
-   * Whether the latest registration is valid (state VALID).
-   *
-   * @return true when VALID
-   */
-  public boolean isValid() {
-    MemoryRegion b = binding;
-    return b != null && b.isValid();
-  }
-
-  /**
-   * Whether {@link #close()} ran.
-   *
-   * @return true once closed
-   */
-  public boolean isClosed() {
-    return closed;
   }
 
   /**
@@ -138,24 +68,9 @@ public final class FastRegisterRegion implements AutoCloseable {
   public synchronized MemoryRegion register(int newStag, ByteBuf buf, int index, int length,
       int access) {
     Objects.requireNonNull(buf, "buf");
-    if (closed) {
-      throw new IllegalStateException("fast-register region is closed: " + this);
-    }
-    if (StagTable.indexOf(newStag) != this.index) {
-      throw new IllegalArgumentException("STag 0x" + Integer.toHexString(newStag)
-          + " does not name this fast-register region (STag index 0x"
-          + Integer.toHexString(this.index) + ")");
-    }
+    checkNewStag(newStag, "fast-register region", "is still valid: invalidate it (LOCAL_INV or a"
+        + " peer's Send with Invalidate) before registering it again", "registration");
     MemoryRegion old = binding;
-    if (old != null && old.isValid()) {
-      throw new IllegalStateException("fast-register region STag 0x" + Integer.toHexString(stag)
-          + " is still valid: invalidate it (LOCAL_INV or a peer's Send with Invalidate) before"
-          + " registering it again");
-    }
-    if (StagTable.keyOf(newStag) == StagTable.keyOf(stag)) {
-      throw new IllegalArgumentException("STag 0x" + Integer.toHexString(newStag)
-          + " repeats the current key: every registration needs a new key (nextStag())");
-    }
     if (length > maxLength) {
       throw new IllegalArgumentException("registration of " + length + " octets exceeds the"
           + " fast-register region's capacity of " + maxLength + " octets");
@@ -171,24 +86,11 @@ public final class FastRegisterRegion implements AutoCloseable {
         throw e;
       }
     }
-    binding = next;
-    stag = newStag;
-    table.publish(next);
+    publish(next, newStag);
     if (log.isDebugEnabled()) {
       log.debug("fast-registered {}", next);
     }
     return next;
-  }
-
-  /**
-   * Invalidates the current registration ({@code IB_WR_LOCAL_INV}); see
-   * {@link MemoryRegion#invalidate()}: nothing is placed into it after this returns.
-   *
-   * @return true when this call invalidated it, false when it was not valid
-   */
-  public synchronized boolean invalidate() {
-    MemoryRegion b = binding;
-    return b != null && b.invalidate();
   }
 
   /**
@@ -197,24 +99,14 @@ public final class FastRegisterRegion implements AutoCloseable {
    */
   @Override
   public synchronized void close() {
-    if (closed) {
-      return;
+    if (!closed) {
+      closeSlot();
     }
-    MemoryRegion b = binding;
-    if (b != null) {
-      b.close();
-    }
-    closed = true;
-    binding = null;
-    table.release(index);
-    pd.detach();
   }
 
   @Override
   public String toString() {
-    MemoryRegion b = binding;
     return "FastRegisterRegion{stag=0x" + Integer.toHexString(stag) + ", maxLength=" + maxLength
-        + ", pd=" + pd.id() + ", " + (closed ? "closed" : b != null && b.isValid() ? "valid"
-        : "invalid") + "}";
+        + ", pd=" + pd.id() + ", " + stateName() + "}";
   }
 }

@@ -27,84 +27,18 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threading.</b> {@link #bind}, {@link #invalidate()} and {@link #close()} take this
  * object's monitor; the read side is lock-free.
  */
-public final class MemoryWindow implements AutoCloseable {
+public final class MemoryWindow extends StagSlot {
   private static final Logger log = LoggerFactory.getLogger(MemoryWindow.class);
 
   /** The access bits a window may grant. */
   private static final int REMOTE = AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE
       | AccessFlags.REMOTE_ATOMIC;
 
-  private final StagTable table;
-  private final ProtectionDomain pd;
-  private final int index;
-  private volatile int stag;
-  /** The latest binding (valid or invalidated), or null. */
-  private volatile MemoryRegion binding;
   /** The region the latest binding is into, or null. */
   private MemoryRegion parent;
-  private volatile boolean closed;
 
   MemoryWindow(StagTable table, ProtectionDomain pd, int stag) {
-    this.table = table;
-    this.pd = pd;
-    this.index = StagTable.indexOf(stag);
-    this.stag = stag;
-  }
-
-  /**
-   * The STag of the latest binding, or the one reserved at allocation.
-   *
-   * @return the STag
-   */
-  public int stag() {
-    return stag;
-  }
-
-  /**
-   * An STag for the next bind: this slot's index with its next key ({@code ibv_inc_rkey}, with
-   * the slot's secret step).
-   *
-   * @return the STag to bind with
-   */
-  public int nextStag() {
-    return index << 8 | table.nextKey(index);
-  }
-
-  /**
-   * The domain the window belongs to.
-   *
-   * @return the domain
-   */
-  public ProtectionDomain pd() {
-    return pd;
-  }
-
-  /**
-   * The latest binding (valid or invalidated), or null before the first.
-   *
-   * @return the binding's region, or null
-   */
-  public MemoryRegion binding() {
-    return binding;
-  }
-
-  /**
-   * Whether the latest binding is valid.
-   *
-   * @return true when VALID
-   */
-  public boolean isValid() {
-    MemoryRegion b = binding;
-    return b != null && b.isValid();
-  }
-
-  /**
-   * Whether {@link #close()} ran.
-   *
-   * @return true once closed
-   */
-  public boolean isClosed() {
-    return closed;
+    super(table, pd, stag);
   }
 
   /**
@@ -128,22 +62,9 @@ public final class MemoryWindow implements AutoCloseable {
   public synchronized MemoryRegion bind(int newStag, MemoryRegion region, long offset, int length,
       int access, Object scope) {
     Objects.requireNonNull(region, "region");
-    if (closed) {
-      throw new IllegalStateException("memory window is closed: " + this);
-    }
-    if (StagTable.indexOf(newStag) != index) {
-      throw new IllegalArgumentException("STag 0x" + Integer.toHexString(newStag)
-          + " does not name this memory window (STag index 0x" + Integer.toHexString(index) + ")");
-    }
+    checkNewStag(newStag, "memory window", "is still bound: invalidate it before binding it again",
+        "bind");
     MemoryRegion old = binding;
-    if (old != null && old.isValid()) {
-      throw new IllegalStateException("memory window STag 0x" + Integer.toHexString(stag)
-          + " is still bound: invalidate it before binding it again");
-    }
-    if (StagTable.keyOf(newStag) == StagTable.keyOf(stag)) {
-      throw new IllegalArgumentException("STag 0x" + Integer.toHexString(newStag)
-          + " repeats the current key: every bind needs a new key (nextStag())");
-    }
     if (region.pd() != pd) {
       throw new IllegalArgumentException("region " + region + " belongs to another protection"
           + " domain than the window (" + pd + ")");
@@ -195,24 +116,11 @@ public final class MemoryWindow implements AutoCloseable {
       }
     }
     parent = region;
-    binding = next;
-    stag = newStag;
-    table.publish(next);
+    publish(next, newStag);
     if (log.isDebugEnabled()) {
       log.debug("bound memory window {}{}", next, scope == null ? "" : " to one stream");
     }
     return next;
-  }
-
-  /**
-   * Invalidates the current binding (local invalidation); nothing is placed through it after
-   * this returns.
-   *
-   * @return true when this call invalidated it, false when it was not valid
-   */
-  public synchronized boolean invalidate() {
-    MemoryRegion b = binding;
-    return b != null && b.invalidate();
   }
 
   /** The region {@code windows} belongs to is being deregistered: invalidate a binding into it. */
@@ -229,24 +137,16 @@ public final class MemoryWindow implements AutoCloseable {
     if (closed) {
       return;
     }
-    MemoryRegion b = binding;
-    if (b != null) {
-      b.close();
-    }
     if (parent != null) {
       parent.boundWindows().remove(this);
+      parent = null;
     }
-    closed = true;
-    binding = null;
-    parent = null;
-    table.release(index);
-    pd.detach();
+    closeSlot();
   }
 
   @Override
   public String toString() {
-    MemoryRegion b = binding;
     return "MemoryWindow{stag=0x" + Integer.toHexString(stag) + ", pd=" + pd.id() + ", "
-        + (closed ? "closed" : b != null && b.isValid() ? "valid" : "invalid") + "}";
+        + stateName() + "}";
   }
 }
