@@ -204,23 +204,11 @@ public final class MpmcSlotRing<T> {
    * @return true when a value was taken, false when none was ready
    */
   public boolean poll(T destination) {
-    long pos = dequeuePos.getOpaque();
-    Slot<T> slot;
-    for (;;) {
-      slot = slots[index(pos)];
-      long dif = (long) SEQ.getAcquire(slot) - (2 * pos + 1);
-      if (dif == 0) {
-        long witness = dequeuePos.compareAndExchange(pos, pos + 1);
-        if (witness == pos) {
-          break;
-        }
-        pos = witness;
-      } else if (dif < 0) {
-        return false; // not yet published for this lap: empty (or its producer is mid-copy)
-      } else {
-        pos = dequeuePos.getOpaque(); // another consumer took this position
-      }
+    long pos = claimOne();
+    if (pos < 0) {
+      return false;
     }
+    Slot<T> slot = slots[index(pos)];
     copier.accept(slot.item, destination);
     SEQ.setRelease(slot, 2 * (pos + capacity));
     return true;
@@ -291,29 +279,41 @@ public final class MpmcSlotRing<T> {
    * @return true when a value was taken, false when none was ready
    */
   public <A> boolean poll(BiConsumer<? super T, ? super A> consumer, A arg) {
-    long pos = dequeuePos.getOpaque();
-    Slot<T> slot;
-    for (;;) {
-      slot = slots[index(pos)];
-      long dif = (long) SEQ.getAcquire(slot) - (2 * pos + 1);
-      if (dif == 0) {
-        long witness = dequeuePos.compareAndExchange(pos, pos + 1);
-        if (witness == pos) {
-          break;
-        }
-        pos = witness;
-      } else if (dif < 0) {
-        return false;
-      } else {
-        pos = dequeuePos.getOpaque();
-      }
+    long pos = claimOne();
+    if (pos < 0) {
+      return false;
     }
+    Slot<T> slot = slots[index(pos)];
     try {
       consumer.accept(slot.item, arg);
     } finally {
       SEQ.setRelease(slot, 2 * (pos + capacity));
     }
     return true;
+  }
+
+  /**
+   * Claims the oldest published value's position with one CAS; the caller reads the slot and
+   * then frees it ({@code SEQ.setRelease(slot, 2 * (pos + capacity))}).
+   *
+   * @return the claimed position, or -1 when none was ready
+   */
+  private long claimOne() {
+    long pos = dequeuePos.getOpaque();
+    for (;;) {
+      long dif = (long) SEQ.getAcquire(slots[index(pos)]) - (2 * pos + 1);
+      if (dif == 0) {
+        long witness = dequeuePos.compareAndExchange(pos, pos + 1);
+        if (witness == pos) {
+          return pos;
+        }
+        pos = witness;
+      } else if (dif < 0) {
+        return -1; // not yet published for this lap: empty (or its producer is mid-copy)
+      } else {
+        pos = dequeuePos.getOpaque(); // another consumer took this position
+      }
+    }
   }
 
   /**
