@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *       message (the expected MSN) finds the queue empty, it is asked once more
  *       ({@link UntaggedReceiveListener#onBufferNeeded}), for a buffer from a pool shared by
  *       several streams (a verbs shared receive queue), which can only be taken when a message
- *       needs it. If it posts none, the check fails.
+ *       needs it, or for buffers it accepted and had not posted yet (verbs posts at this moment
+ *       of need rather than before every read). If it posts none, the check fails.
  *   <li>U4, MO: the MO must equal the octets already received for the message, else 0x04.
  *   <li>U5, length: MO + payload length must fit in the buffer, else 0x05.
  * </ol>
@@ -178,7 +179,7 @@ public final class UntaggedDispatcher {
         return; // supplying it failed, and the upper layer ended the stream
       }
     }
-    // Only the queue as it is: buffers posted elsewhere were handed over before the read batch.
+    // Only the queue as it is: the upper layer had its chance to post above.
     DdpError error = queue.validate(msn, UntaggedHeader.messageOffset(segment), payloadLength);
     if (error != null) {
       fail(error, segment, headerLength);

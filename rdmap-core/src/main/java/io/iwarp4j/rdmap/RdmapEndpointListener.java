@@ -116,8 +116,10 @@ public interface RdmapEndpointListener {
    * A Send-type message or Immediate Data arrived and finds no posted receive buffer, after
    * {@link #beforeReadBatch}: the owner may post one now, on this thread, with
    * {@link RdmapEndpoint#postReceive} (a receive taken from a shared receive queue at the moment
-   * a message needs it). If it posts none, the stream ends with DDP's "no buffer available"
-   * Terminate (1/2/0x02), as without this call. Must not block.
+   * a message needs it, or receives the owner accepted and has not handed over yet: an owner
+   * may hand receives over here instead of before every read). If it posts none, the stream
+   * ends with DDP's "no buffer available" Terminate (1/2/0x02), as without this call. Must not
+   * block.
    */
   default void onReceiveBufferNeeded() {
   }

@@ -37,22 +37,25 @@ final class QpEndpointEvents implements RdmapEndpointListener {
     this.teardown = teardown;
   }
 
-  @Override
-  public void beforeReadBatch() {
-    // A postRecv that returned before the peer's Send may still sit in the ring: the wake-up
-    // task has not run yet. Hand it over now, on this loop, before the read's Sends are checked.
-    rq.drain();
-    QpState s = qp.state();
-    if (s == QpState.RTR || s == QpState.RTS) {
-      receiver.handReceives();
-    }
-  }
-
+  /**
+   * A Send or Immediate Data found no receive handed to the endpoint. Receives are taken at
+   * this moment of need, not before every read: a postRecv that returned before the peer's
+   * Send may still sit in the ring (its wake-up task has not run yet), so move what posters
+   * published into the table and hand it over now; a shared receive queue supplies one. A
+   * read of Writes alone then touches no receive state (1000 queue pairs: every read batch
+   * of a cold queue pair paid for two ring reads).
+   */
   @Override
   public void onReceiveBufferNeeded() {
     SharedReceives shared = qp.sharedReceives();
     if (shared != null) {
       shared.supply();
+      return;
+    }
+    rq.drain();
+    QpState s = qp.state();
+    if (s == QpState.RTR || s == QpState.RTS) {
+      receiver.handReceives();
     }
   }
 
