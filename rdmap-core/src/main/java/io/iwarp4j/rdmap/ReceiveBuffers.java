@@ -42,6 +42,12 @@ final class ReceiveBuffers {
       throw new IllegalStateException("maxReceiveBuffers " + maxReceiveBuffers
           + " receive buffers are posted already");
     }
+    if (pieceCount == 1) {
+      // The common receive, one piece: straight into the queue, no gather list to fill and clear.
+      ByteBuf piece = buffer[0];
+      queue.post(piece, piece.readerIndex(), piece.readableBytes(), bufferId);
+      return;
+    }
     try {
       for (int i = 0; i < pieceCount; i++) {
         pieces.add(buffer[i]);

@@ -2,7 +2,7 @@ package io.iwarp4j.verbs.engine;
 
 import io.iwarp4j.verbs.WorkQueueFullException;
 import io.iwarp4j.verbs.internal.MpscSlotRing;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.iwarp4j.verbs.internal.PaddedLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -21,8 +21,9 @@ import java.util.function.Supplier;
  *
  * Every work request gets a sequence number, its position in posting order, and lives in the
  * table entry that number selects until it is retired, strictly in order. The depth bounds work
- * requests posted and not yet retired, counted by an atomic credit taken at posting, so the
- * ring and the table can never overflow and posting beyond the depth fails at once.
+ * requests posted and not yet retired, counted by a credit taken at posting (a CAS on the
+ * posters' count, which the loop never writes; the loop counts retirements on a line of its
+ * own), so the ring and the table can never overflow and posting beyond the depth fails at once.
  *
  * <p>Posting is lock-free and, once each ring slot has been used, allocation-free: a credit CAS,
  * then a copy of the work request into the entry the ring slot holds (made the first time it is
@@ -42,16 +43,27 @@ public abstract class WorkQueue<W, E> {
   private final int depth;
   private final MpscSlotRing<E> ring;
   private final BiConsumer<? super W, ? super E> copy;
-  private final AtomicInteger posted = new AtomicInteger();
+  /**
+   * Credits: work requests ever posted (posters CAS it) and ever retired (the loop writes it),
+   * each on a cache line of its own, so a post and a retirement do not fight over one line;
+   * outstanding = posted - retired.
+   */
+  private final PaddedLong postedTotal = new PaddedLong(0);
+  private final PaddedLong retiredTotal = new PaddedLong(0);
+  /**
+   * The retired count a poster last read: posters read {@link #retiredTotal} (the loop's line)
+   * only when this says the queue is full. Racy by design: a stale value is smaller, so it only
+   * makes a poster look again.
+   */
+  private long retiredSeen;
   private final Object[] table;
   private final int mask;
   private final MpscSlotRing.Taker<E> take = this::take;
   private final Supplier<? extends E> entryFactory;
 
-  // Event loop only.
-  private long head;
-  private long handed;
-  private long tail;
+  // Event loop only, on cache lines of their own: the loop writes them per message, posters
+  // read the fields above per post.
+  private final Positions at = new Positions();
 
   /**
    * @param kind "send" or "receive", for the messages of failed posts
@@ -109,7 +121,7 @@ public abstract class WorkQueue<W, E> {
       done = ring.offer(wr, copy);
     } finally {
       if (!done) {
-        posted.decrementAndGet();
+        returnCredit();
       }
     }
     if (!done) {
@@ -120,11 +132,25 @@ public abstract class WorkQueue<W, E> {
 
   private void takeCredit() {
     for (;;) {
-      int n = posted.get();
-      if (n >= depth) {
-        throw new WorkQueueFullException(kind + " queue", depth);
+      long p = postedTotal.getVolatile();
+      if (p - retiredSeen >= depth) {
+        long r = retiredTotal.getAcquire();
+        retiredSeen = r;
+        if (p - r >= depth) {
+          throw new WorkQueueFullException(kind + " queue", depth);
+        }
       }
-      if (posted.compareAndSet(n, n + 1)) {
+      if (postedTotal.compareAndSet(p, p + 1)) {
+        return;
+      }
+    }
+  }
+
+  /** Gives back a credit taken by a post that then failed (on the posting thread). */
+  private void returnCredit() {
+    for (;;) {
+      long p = postedTotal.getVolatile();
+      if (postedTotal.compareAndSet(p, p - 1)) {
         return;
       }
     }
@@ -132,7 +158,8 @@ public abstract class WorkQueue<W, E> {
 
   /** Work requests posted and not yet retired (a snapshot). */
   public final int outstanding() {
-    return posted.get();
+    long retired = retiredTotal.getVolatile(); // first: both only grow, so this is never < 0
+    return (int) Math.max(0, postedTotal.getVolatile() - retired);
   }
 
   final int depth() {
@@ -159,7 +186,7 @@ public abstract class WorkQueue<W, E> {
   public final void postOnLoop(W wr) {
     takeCredit();
     drain();
-    int i = (int) tail & mask;
+    int i = (int) at.tail & mask;
     @SuppressWarnings("unchecked")
     E entry = (E) table[i]; // retired or never made: the credit leaves fewer than depth live
     boolean done = false;
@@ -170,11 +197,11 @@ public abstract class WorkQueue<W, E> {
       }
       copy.accept(wr, entry);
       load(entry);
-      tail++;
+      at.tail++;
       done = true;
     } finally {
       if (!done) {
-        posted.decrementAndGet();
+        returnCredit();
       }
     }
   }
@@ -186,11 +213,11 @@ public abstract class WorkQueue<W, E> {
    */
   @SuppressWarnings("unchecked")
   private E take(E taken) {
-    int i = (int) tail & mask;
+    int i = (int) at.tail & mask;
     E retired = (E) table[i];
     table[i] = taken;
     load(taken);
-    tail++;
+    at.tail++;
     return retired;
   }
 
@@ -202,47 +229,47 @@ public abstract class WorkQueue<W, E> {
 
   /** Whether a work request waits to be handed to the endpoint. */
   public final boolean hasUnhanded() {
-    return handed < tail;
+    return at.handed < at.tail;
   }
 
   /** The next work request to hand over; only when {@link #hasUnhanded()}. */
   public final E nextUnhanded() {
-    return entry(handed);
+    return entry(at.handed);
   }
 
   /** The sequence number {@link #nextUnhanded()} gets. */
   public final long nextUnhandedSequence() {
-    return handed;
+    return at.handed;
   }
 
   /** Marks the next work request handed to the endpoint. */
   public final void markHanded() {
-    handed++;
+    at.handed++;
   }
 
   /** Whether {@code seq} names a work request handed to the endpoint and not retired. */
   final boolean isHanded(long seq) {
-    return seq >= head && seq < handed;
+    return seq >= at.head && seq < at.handed;
   }
 
   /** The oldest work request handed over and not retired, or -1. */
   final long oldestHanded() {
-    return head < handed ? head : -1;
+    return at.head < at.handed ? at.head : -1;
   }
 
   /** The oldest work request not retired, or null; for flushing. */
   public final E oldest() {
-    return head < tail ? entry(head) : null;
+    return at.head < at.tail ? entry(at.head) : null;
   }
 
   /** One past the newest work request taken from the ring. */
   public final long endSequence() {
-    return tail;
+    return at.tail;
   }
 
   /** The sequence number of {@link #oldest()}. */
   public final long oldestSequence() {
-    return head;
+    return at.head;
   }
 
   /**
@@ -253,8 +280,8 @@ public abstract class WorkQueue<W, E> {
    * @throws IllegalStateException when work requests are outstanding
    */
   final void forEachIdleEntry(Consumer<? super E> visitor) {
-    if (head != tail || posted.get() != 0) {
-      throw new IllegalStateException(kind + " queue has " + posted.get()
+    if (at.head != at.tail || outstanding() != 0) {
+      throw new IllegalStateException(kind + " queue has " + outstanding()
           + " work requests outstanding");
     }
     for (Object e : table) {
@@ -272,11 +299,42 @@ public abstract class WorkQueue<W, E> {
    * completed it (or decided it produces no completion).
    */
   public final void retireOldest() {
-    clear(entry(head));
-    head++;
-    if (handed < head) {
-      handed = head;
+    clear(entry(at.head));
+    at.head++;
+    if (at.handed < at.head) {
+      at.handed = at.head;
     }
-    posted.decrementAndGet();
+    retiredTotal.setRelease(++at.retired); // only this thread writes it
   }
+}
+
+/** Padding before {@link Positions}' fields. */
+abstract class PositionsLeftPad {
+  long p00;
+  long p01;
+  long p02;
+  long p03;
+  long p04;
+  long p05;
+  long p06;
+  long p07;
+}
+
+/**
+ * A work queue's table positions and retired count, event loop only, padded so that the loop's
+ * writes per message do not share a cache line with what posters read per post.
+ */
+final class Positions extends PositionsLeftPad {
+  long head;
+  long handed;
+  long tail;
+  long retired;
+  long p10;
+  long p11;
+  long p12;
+  long p13;
+  long p14;
+  long p15;
+  long p16;
+  long p17;
 }
