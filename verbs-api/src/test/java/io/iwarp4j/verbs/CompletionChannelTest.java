@@ -502,6 +502,73 @@ class CompletionChannelTest {
     channel.close();
   }
 
+  /**
+   * Two takers share the channel that two producer-fed queues report to; each runs the idiom on
+   * whatever queue fired. Between them every completion is taken exactly once. (The takers wait
+   * in short slices to see the end; a lost wake-up is what the single-taker test above catches,
+   * as a wait that ends empty.)
+   */
+  @Test
+  void twoTakersServeTwoQueuesWithoutLosingOrDuplicatingACompletion() throws Exception {
+    int perQueue = 100_000;
+    CompletionChannel channel = new CompletionChannel();
+    CompletionQueue a = new CompletionQueue(64, channel);
+    CompletionQueue b = new CompletionQueue(64, channel);
+    java.util.concurrent.atomic.AtomicIntegerArray seen =
+        new java.util.concurrent.atomic.AtomicIntegerArray(2 * perQueue);
+    java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicReference<Object> failure = new AtomicReference<>();
+    a.requestNotify(false);
+    b.requestNotify(false);
+    Thread[] takers = new Thread[2];
+    for (int t = 0; t < 2; t++) {
+      takers[t] = new Thread(() -> {
+        WorkCompletion[] out = slots(16);
+        try {
+          while (taken.get() < 2L * perQueue) {
+            CompletionQueue fired = channel.awaitEvent(50, TimeUnit.MILLISECONDS);
+            if (fired == null) {
+              continue; // only to look at the end condition again
+            }
+            channel.ackEvents(fired, 1);
+            fired.requestNotify(false);
+            int n;
+            while ((n = fired.poll(out)) > 0) {
+              for (int i = 0; i < n; i++) {
+                int index = (int) (out[i].wrId() >>> 32) * perQueue + (int) out[i].wrId();
+                if (seen.getAndIncrement(index) != 0) {
+                  throw new AssertionError("taken twice: " + out[i].wrId());
+                }
+              }
+              taken.addAndGet(n);
+            }
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+          taken.set(Long.MAX_VALUE); // stop the other taker
+        }
+      }, "channel-test-taker-" + t);
+      takers[t].setDaemon(true);
+      takers[t].start();
+    }
+    Thread pa = producer(a, 0, perQueue, start);
+    Thread pb = producer(b, 1L << 32, perQueue, start);
+    start.countDown();
+    for (Thread t : takers) {
+      t.join();
+    }
+    pa.join();
+    pb.join();
+    if (failure.get() != null) {
+      throw new AssertionError("a taker failed", (Throwable) failure.get());
+    }
+    assertEquals(2L * perQueue, taken.get());
+    for (int i = 0; i < 2 * perQueue; i++) {
+      assertEquals(1, seen.get(i), "completion " + i);
+    }
+  }
+
   private static Thread producer(CompletionQueue cq, long base, int count,
       CountDownLatch start) {
     Thread t = new Thread(() -> {
