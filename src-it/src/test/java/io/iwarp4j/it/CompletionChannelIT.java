@@ -2,6 +2,8 @@ package io.iwarp4j.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.verbs.AccessFlags;
@@ -209,6 +211,54 @@ class CompletionChannelIT {
     }
     channel.close();
     assertTrue(channel.isClosed());
+  }
+
+  /**
+   * Over TCP, a notification armed for solicited completions only: plain Sends queue no event,
+   * the Send with Solicited Event after them does, and the drain then finds all of them in order.
+   * (That the plain Sends alone fire nothing is shown deterministically, turn by turn, in
+   * CompletionChannelTest.)
+   */
+  @Test
+  void aSolicitedOnlyArmFiresOnTheSendWithSolicitedEvent() throws Exception {
+    ProtectionDomain spd = serverDevice.allocateProtectionDomain();
+    CompletionChannel channel = serverDevice.createCompletionChannel();
+    CompletionQueue recvCq = serverDevice.createCompletionQueue(16, channel);
+    QueuePair sqp = serverDevice.createQueuePair(spd, QueuePairConfig.builder(
+        serverDevice.createCompletionQueue(16), recvCq).build());
+    MemoryRegion receives = spd.allocate(8 * SLOT, AccessFlags.LOCAL_WRITE);
+    RecvWorkRequest recv = new RecvWorkRequest(1);
+    for (int i = 0; i < 8; i++) {
+      sqp.postRecv(recv.reset().wrId(i).addSge(receives, (long) i * SLOT, SLOT));
+    }
+    ProtectionDomain cpd = clientDevice.allocateProtectionDomain();
+    CompletionQueue clientCq = clientDevice.createCompletionQueue(16);
+    QueuePair cqp = clientDevice.createQueuePair(cpd,
+        QueuePairConfig.builder(clientCq, clientCq).build());
+    CompletableFuture<?> connected = clientDevice.connect(cqp, listener.localAddress());
+    ConnectRequest request = requests.poll(WAIT, TimeUnit.SECONDS);
+    assertNotNull(request, "no connect request");
+    request.accept(sqp);
+    connected.get(WAIT, TimeUnit.SECONDS);
+
+    recvCq.requestNotify(true);
+    WorkCompletion[] wc = newCompletions(8);
+    assertEquals(0, recvCq.poll(wc));
+    MemoryRegion source = cpd.allocate(64, AccessFlags.LOCAL_WRITE);
+    SendWorkRequest wr = new SendWorkRequest(1);
+    for (int i = 0; i < 4; i++) {
+      cqp.postSend(wr.reset().wrId(i).addSge(source, 0, 8).opcode(i < 3
+          ? WorkRequestOpcode.SEND : WorkRequestOpcode.SEND_WITH_SOLICITED));
+    }
+    assertSame(recvCq, channel.awaitEvent(WAIT, TimeUnit.SECONDS));
+    channel.ackEvents(recvCq, 1);
+    // Receive completions are added in order: the solicited one was last, so all are there.
+    assertEquals(4, recvCq.poll(wc));
+    for (int i = 0; i < 4; i++) {
+      assertEquals(i, wc[i].wrId());
+      assertEquals(i == 3, wc[i].solicited(), wc[i].toString());
+    }
+    assertNull(channel.pollEvent(), "one event for the one solicited Send");
   }
 
   /**
