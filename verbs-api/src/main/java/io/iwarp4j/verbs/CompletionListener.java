@@ -9,6 +9,10 @@ package io.iwarp4j.verbs;
  * loop. They must return quickly and must not block: hand the work to another thread or poll
  * with {@link CompletionQueue#poll(WorkCompletion[])}, which never blocks. An exception thrown
  * by a listener is logged and otherwise ignored; the completion stays queued.
+ *
+ * <p>A queue created with a {@link CompletionChannel} queues its notification on the channel
+ * for an application thread instead: {@link #onCompletion} is then never called, while
+ * {@link #onOverrun} still is.
  */
 @FunctionalInterface
 public interface CompletionListener {

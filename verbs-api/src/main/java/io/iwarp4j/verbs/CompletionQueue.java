@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,9 +17,18 @@ import org.slf4j.LoggerFactory;
  * <h2>Taking completions</h2>
  * {@link #poll(WorkCompletion[])} copies ready completions into a caller-owned array and never
  * blocks or allocates; any number of threads may poll. {@link #await} blocks until a completion
- * is ready, the timeout passes, or the thread is interrupted. For event-driven use, set a
- * {@link CompletionListener} and arm it with {@link #requestNotify(boolean)}, as with
- * {@code ibv_req_notify_cq}.
+ * is ready, the timeout passes, or the thread is interrupted. For event-driven use, arm the
+ * one-shot notification with {@link #requestNotify(boolean)}, as with
+ * {@code ibv_req_notify_cq}; it fires either a {@link CompletionListener}, on the event loop, or,
+ * for a queue created with a {@link CompletionChannel}, an event that an application thread takes
+ * from the channel ({@code ibv_get_cq_event}).
+ *
+ * <h2>Listener or channel</h2>
+ * A queue created with a channel sends its notification there and never to
+ * {@link CompletionListener#onCompletion}; a listener set on it still hears
+ * {@link CompletionListener#onOverrun} (libibverbs reports that as the asynchronous event
+ * {@code IBV_EVENT_CQ_ERR}, not through the completion channel). A queue without a channel sends
+ * its notification to its listener.
  *
  * <h2>Capacity and overrun</h2>
  * The queue holds at most {@link #capacity()} completions, all preallocated. Size it for the
@@ -56,6 +66,11 @@ public final class CompletionQueue implements AutoCloseable {
   private static final VarHandle ARMED;
   private static final VarHandle WAITERS;
   private static final VarHandle SOLE_WAITER;
+  private static final VarHandle EVENT_QUEUED;
+  private static final VarHandle EVENTS;
+  private static final AtomicInteger NUMBERS = new AtomicInteger();
+  /** In {@link #events}: closed; no more events are handed out. */
+  private static final long EVENTS_CLOSED = 1L << 62;
 
   static {
     try {
@@ -64,6 +79,8 @@ public final class CompletionQueue implements AutoCloseable {
       ARMED = lookup.findVarHandle(CompletionQueue.class, "armed", int.class);
       WAITERS = lookup.findVarHandle(CompletionQueue.class, "waiters", Waiter.class);
       SOLE_WAITER = lookup.findVarHandle(CompletionQueue.class, "soleWaiter", Thread.class);
+      EVENT_QUEUED = lookup.findVarHandle(CompletionQueue.class, "eventQueued", boolean.class);
+      EVENTS = lookup.findVarHandle(CompletionQueue.class, "events", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -86,6 +103,20 @@ public final class CompletionQueue implements AutoCloseable {
 
   private final MpmcSlotRing<WorkCompletion> ring;
   private final int capacity;
+  private final int number;
+  /** Where notifications go instead of {@link #listener}; null for none. */
+  private final CompletionChannel channel;
+  /** Whether an event of this queue is pending on {@link #channel} (at most one is). */
+  @SuppressWarnings("unused") // through EVENT_QUEUED
+  private volatile boolean eventQueued;
+  /** The channel's link while {@link #eventQueued}: owned by the channel then. */
+  CompletionQueue nextEvent;
+  /**
+   * Channel events handed out and not acknowledged, plus {@link #EVENTS_CLOSED}: one word, so a
+   * close that finds none unacknowledged and a taker that hands one out cannot both succeed.
+   */
+  @SuppressWarnings("unused") // through EVENTS
+  private volatile long events;
   private volatile CompletionListener listener;
   // OVERRUN | CLOSED bits; read on every offer, written once each.
   private volatile int state;
@@ -108,7 +139,7 @@ public final class CompletionQueue implements AutoCloseable {
    * @throws IllegalArgumentException if {@code capacity} is out of range
    */
   public CompletionQueue(int capacity) {
-    this(capacity, null);
+    this(capacity, (CompletionListener) null);
   }
 
   /**
@@ -119,14 +150,36 @@ public final class CompletionQueue implements AutoCloseable {
    * @throws IllegalArgumentException if {@code capacity} is out of range
    */
   public CompletionQueue(int capacity, CompletionListener listener) {
+    this(capacity, listener, null);
+  }
+
+  /**
+   * Creates a queue whose notifications go to {@code channel}, like {@code ibv_create_cq} with a
+   * completion channel.
+   *
+   * @param capacity the most completions it holds, 1 to {@value #MAX_CAPACITY}
+   * @param channel where {@link #requestNotify} notifications are queued
+   * @throws IllegalArgumentException if {@code capacity} is out of range
+   * @throws IllegalStateException if {@code channel} is closed
+   */
+  public CompletionQueue(int capacity, CompletionChannel channel) {
+    this(capacity, null, Objects.requireNonNull(channel, "channel"));
+  }
+
+  private CompletionQueue(int capacity, CompletionListener listener, CompletionChannel channel) {
     if (capacity < 1 || capacity > MAX_CAPACITY) {
       throw new IllegalArgumentException("completion queue capacity " + capacity
           + " is outside 1.." + MAX_CAPACITY);
     }
     this.capacity = capacity;
+    this.number = NUMBERS.incrementAndGet();
     this.ring = new MpmcSlotRing<>(capacity, WorkCompletion::new,
         (from, to) -> to.copyFrom(from));
     this.listener = listener;
+    this.channel = channel;
+    if (channel != null) {
+      channel.attach(this); // last: a closed channel refuses before anything is shared
+    }
   }
 
   /**
@@ -139,7 +192,26 @@ public final class CompletionQueue implements AutoCloseable {
   }
 
   /**
-   * Sets or replaces the listener for notifications and the overrun event.
+   * The number naming this queue in messages, unique within the process.
+   *
+   * @return the number
+   */
+  public int number() {
+    return number;
+  }
+
+  /**
+   * The completion channel its notifications go to.
+   *
+   * @return the channel given at creation, or null
+   */
+  public CompletionChannel channel() {
+    return channel;
+  }
+
+  /**
+   * Sets or replaces the listener for notifications and the overrun event. On a queue with a
+   * {@link #channel()}, it hears only the overrun event.
    *
    * @param listener the listener, or null for none
    * @return this queue
@@ -359,17 +431,23 @@ public final class CompletionQueue implements AutoCloseable {
   /**
    * Arms a one-shot notification, like {@code ibv_req_notify_cq}: the next completion added
    * after this call (with {@code solicitedOnly}, the next one that is {@link
-   * WorkCompletion#solicited() solicited} or unsuccessful) calls
-   * {@link CompletionListener#onCompletion} once and disarms. Completions already queued do not
-   * fire it, so arm first and then poll once more before waiting for the event. Arming for any
-   * completion while armed for solicited ones widens the condition; the reverse keeps it wide.
+   * WorkCompletion#solicited() solicited} or unsuccessful) disarms it and either queues one
+   * event on the {@link #channel()} or, without one, calls
+   * {@link CompletionListener#onCompletion} once. Completions already queued do not fire it, so
+   * arm first and then poll until empty before waiting for the event (see
+   * {@link CompletionChannel}): a completion added in between fires it and is not missed.
+   * Arming for any completion while armed for solicited ones widens the condition; the reverse
+   * keeps it wide. Arming again after it fired and before its channel event was taken adds no
+   * second event: the pending one stands for both.
    *
    * @param solicitedOnly whether only solicited or unsuccessful completions fire it
-   * @throws IllegalStateException if no listener is set, or the queue is closed
+   * @throws IllegalStateException if the queue has neither a listener nor a channel, or is
+   *     closed
    */
   public void requestNotify(boolean solicitedOnly) {
-    if (listener == null) {
-      throw new IllegalStateException("requestNotify needs a CompletionListener: set one first");
+    if (listener == null && channel == null) {
+      throw new IllegalStateException("requestNotify needs a CompletionListener or a"
+          + " CompletionChannel: set a listener, or create the queue with a channel");
     }
     if ((state & CLOSED) != 0) {
       throw new IllegalStateException("completion queue is closed");
@@ -402,19 +480,97 @@ public final class CompletionQueue implements AutoCloseable {
   }
 
   /**
-   * Closes the queue: later completions are refused, the notification is disarmed and blocked
-   * waiters wake with {@link IllegalStateException}. Completions already queued can still be
-   * polled. Idempotent.
+   * Closes the queue, like {@code ibv_destroy_cq}: later completions are refused, the
+   * notification is disarmed, an event of it still pending on its channel is dropped, and
+   * blocked waiters wake with {@link IllegalStateException}. Completions already queued can still
+   * be polled. Idempotent.
+   *
+   * @throws IllegalStateException if channel events of this queue were taken and not
+   *     acknowledged ({@link CompletionChannel#ackEvents}), naming how many; nothing is changed
+   *     then (libibverbs' {@code ibv_destroy_cq} waits for them instead)
    */
   @Override
   public void close() {
+    close(false);
+  }
+
+  /** Device shutdown: closes whatever events are unacknowledged. */
+  void closeForced() {
+    close(true);
+  }
+
+  private void close(boolean force) {
+    if (channel != null) {
+      closeEvents(force);
+    }
     int previous = (int) STATE.getAndBitwiseOr(this, CLOSED);
     armed = DISARMED;
     wakeWaiters();
     wakeSoleWaiter();
-    RdmaDevice d = device;
-    if ((previous & CLOSED) == 0 && d != null) {
-      d.forget(this); // a server making a queue per connection must not grow
+    if ((previous & CLOSED) == 0) {
+      if (channel != null) {
+        channel.detach(this);
+      }
+      RdmaDevice d = device;
+      if (d != null) {
+        d.forget(this); // a server making a queue per connection must not grow
+      }
+    }
+  }
+
+  // ---- channel events (see CompletionChannel) ----
+
+  /** Before queuing an event: false if one is pending already. */
+  boolean markEventQueued() {
+    return !eventQueued && EVENT_QUEUED.compareAndSet(this, false, true);
+  }
+
+  /**
+   * A taker took this queue's pending event: it may be queued again from now on. Returns false,
+   * handing nothing out, once the queue is closed.
+   */
+  boolean takeEvent() {
+    eventQueued = false;
+    for (;;) {
+      long current = events;
+      if ((current & EVENTS_CLOSED) != 0) {
+        return false;
+      }
+      if (EVENTS.compareAndSet(this, current, current + 1)) {
+        return true;
+      }
+    }
+  }
+
+  void ackEvents(int n) {
+    for (;;) {
+      long current = events;
+      long unacked = current & ~EVENTS_CLOSED;
+      if (n > unacked) {
+        throw new IllegalArgumentException("cannot acknowledge " + n + " events of completion"
+            + " queue " + number + ": " + unacked + " taken and not acknowledged");
+      }
+      if (EVENTS.compareAndSet(this, current, current - n)) {
+        return;
+      }
+    }
+  }
+
+  private void closeEvents(boolean force) {
+    for (;;) {
+      long current = events;
+      long unacked = current & ~EVENTS_CLOSED;
+      if ((current & EVENTS_CLOSED) != 0) {
+        return;
+      }
+      if (unacked != 0 && !force) {
+        throw new IllegalStateException("completion queue " + number + " has " + unacked
+            + " unacknowledged completion channel event" + (unacked == 1 ? "" : "s")
+            + "; acknowledge them with CompletionChannel.ackEvents before closing it");
+      }
+      if (EVENTS.compareAndSet(this, current, current | EVENTS_CLOSED)) {
+        return;
+      }
     }
   }
 
@@ -430,7 +586,7 @@ public final class CompletionQueue implements AutoCloseable {
    */
   @Override
   public String toString() {
-    return "CompletionQueue{capacity=" + capacity + ", size=" + size()
+    return "CompletionQueue{" + number + ", capacity=" + capacity + ", size=" + size()
         + (isOverrun() ? ", OVERRUN" : "") + (isClosed() ? ", CLOSED" : "") + '}';
   }
 
@@ -460,6 +616,11 @@ public final class CompletionQueue implements AutoCloseable {
       if (ARMED.compareAndSet(this, current, DISARMED)) {
         break;
       }
+    }
+    CompletionChannel ch = channel;
+    if (ch != null) {
+      ch.enqueue(this);
+      return;
     }
     CompletionListener l = listener;
     if (l != null) {

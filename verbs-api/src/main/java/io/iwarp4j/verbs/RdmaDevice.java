@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} shuts everything down in order: listeners, queue pairs (flushing their
  * work requests and closing their connections), remaining connections, completion queues,
- * memory regions and protection domains, then the event loop threads.
+ * completion channels, memory regions and protection domains, then the event loop threads.
  */
 public final class RdmaDevice implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RdmaDevice.class);
@@ -75,6 +75,7 @@ public final class RdmaDevice implements AutoCloseable {
   private final Set<QueuePair> queuePairs = ConcurrentHashMap.newKeySet();
   private final Set<ProtectionDomain> domains = ConcurrentHashMap.newKeySet();
   private final Set<CompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
+  private final Set<CompletionChannel> completionChannels = ConcurrentHashMap.newKeySet();
   private final Set<RdmaListener> listeners = ConcurrentHashMap.newKeySet();
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
   /** The counters of the open queue pairs and of those closed so far. */
@@ -217,7 +218,7 @@ public final class RdmaDevice implements AutoCloseable {
    * @throws IllegalStateException when the device is closed
    */
   public CompletionQueue createCompletionQueue(int capacity) {
-    return createCompletionQueue(capacity, null);
+    return createCompletionQueue(capacity, (CompletionListener) null);
   }
 
   /**
@@ -231,11 +232,59 @@ public final class RdmaDevice implements AutoCloseable {
    */
   public CompletionQueue createCompletionQueue(int capacity, CompletionListener listener) {
     checkOpen();
+    checkCapacity(capacity);
+    return own(new CompletionQueue(capacity, listener));
+  }
+
+  /**
+   * Creates a completion queue whose notifications go to a completion channel, like
+   * {@code ibv_create_cq} with {@code channel}: after {@link CompletionQueue#requestNotify}, the
+   * next (solicited) completion queues one event on the channel for an application thread to
+   * take with {@link CompletionChannel#awaitEvent}. Any number of queues may share a channel.
+   *
+   * @param capacity the most completions it holds, 1 to {@link DeviceConfig#maxCqe()}
+   * @param channel a channel of this device, or one made directly
+   * @return the queue
+   * @throws IllegalArgumentException when the capacity is out of range or the channel belongs to
+   *     another device
+   * @throws IllegalStateException when the device or the channel is closed
+   */
+  public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel) {
+    checkOpen();
+    Objects.requireNonNull(channel, "channel");
+    checkCapacity(capacity);
+    RdmaDevice owner = channel.device();
+    if (owner != null && owner != this) {
+      throw new IllegalArgumentException("completion channel " + channel.number()
+          + " belongs to device " + owner.name() + ", not " + name);
+    }
+    return own(new CompletionQueue(capacity, channel));
+  }
+
+  /**
+   * Creates a completion channel, like {@code ibv_create_comp_channel}: application threads take
+   * the notifications of the completion queues created with it
+   * ({@link #createCompletionQueue(int, CompletionChannel)}) from it. Closed with the device.
+   *
+   * @return the channel
+   * @throws IllegalStateException when the device is closed
+   */
+  public CompletionChannel createCompletionChannel() {
+    checkOpen();
+    CompletionChannel channel = new CompletionChannel();
+    channel.ownedBy(this);
+    completionChannels.add(channel);
+    return channel;
+  }
+
+  private void checkCapacity(int capacity) {
     if (capacity < 1 || capacity > config.maxCqe()) {
       throw new IllegalArgumentException("completion queue capacity " + capacity
           + " is outside 1.." + config.maxCqe() + " (DeviceConfig.maxCqe)");
     }
-    CompletionQueue cq = new CompletionQueue(capacity, listener);
+  }
+
+  private CompletionQueue own(CompletionQueue cq) {
     cq.ownedBy(this);
     completionQueues.add(cq);
     return cq;
@@ -447,8 +496,9 @@ public final class RdmaDevice implements AutoCloseable {
 
   /**
    * Shuts the device down: stops listening, closes every queue pair (flushing its work requests,
-   * closing its connection), every remaining connection, every completion queue, memory region
-   * and protection domain, then stops the event loop threads. Waits a bounded time for each
+   * closing its connection), every remaining connection, every completion queue (unacknowledged
+   * channel events or not) and completion channel (waking its waiters), memory region and
+   * protection domain, then stops the event loop threads. Waits a bounded time for each
    * step. Idempotent.
    */
   @Override
@@ -471,9 +521,13 @@ public final class RdmaDevice implements AutoCloseable {
       f.awaitUninterruptibly(5_000);
     }
     for (CompletionQueue cq : new ArrayList<>(completionQueues)) {
-      cq.close();
+      cq.closeForced(); // unacknowledged channel events or not
     }
     completionQueues.clear();
+    for (CompletionChannel channel : new ArrayList<>(completionChannels)) {
+      channel.closeForced(); // wakes its waiters
+    }
+    completionChannels.clear();
     for (ProtectionDomain pd : new ArrayList<>(domains)) {
       try {
         pd.closeAll();
@@ -512,6 +566,10 @@ public final class RdmaDevice implements AutoCloseable {
 
   void forget(CompletionQueue cq) {
     completionQueues.remove(cq);
+  }
+
+  void forget(CompletionChannel channel) {
+    completionChannels.remove(channel);
   }
 
   void forget(ProtectionDomain pd) {

@@ -27,6 +27,11 @@
  *   <tr><td>{@link io.iwarp4j.verbs.CompletionQueue#poll},
  *       {@link io.iwarp4j.verbs.CompletionQueue#requestNotify}</td>
  *       <td>{@code ibv_poll_cq}, {@code ibv_req_notify_cq}</td></tr>
+ *   <tr><td>{@link io.iwarp4j.verbs.RdmaDevice#createCompletionChannel},
+ *       {@link io.iwarp4j.verbs.CompletionChannel#awaitEvent},
+ *       {@link io.iwarp4j.verbs.CompletionChannel#ackEvents}</td>
+ *       <td>{@code ibv_create_comp_channel}, {@code ibv_get_cq_event},
+ *       {@code ibv_ack_cq_events}</td></tr>
  *   <tr><td>{@link io.iwarp4j.verbs.RdmaDevice#listen},
  *       {@link io.iwarp4j.verbs.ConnectRequest#accept},
  *       {@link io.iwarp4j.verbs.ConnectRequest#reject}</td>
@@ -48,7 +53,9 @@
  * through a lock-free multi-producer ring that wakes the loop once per batch; the loop issues
  * the work requests to the RDMAP stream and flushes once per batch. Completions are added to
  * the completion queues on the loop; any thread may poll. Listeners (connection events,
- * completion notifications, connect requests) are called on the loop and must not block.
+ * completion notifications, connect requests) are called on the loop and must not block; a
+ * {@link io.iwarp4j.verbs.CompletionChannel} hands completion notifications to application
+ * threads instead.
  *
  * <h2>Completion semantics (RFC 5040 §5.5)</h2>
  * A Send or RDMA Write completes once handed to TCP in full; an RDMA Read once its data is

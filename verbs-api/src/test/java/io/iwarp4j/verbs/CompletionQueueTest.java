@@ -332,7 +332,8 @@ class CompletionQueueTest {
     CompletionQueue cq = new CompletionQueue(4);
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> cq.requestNotify(false));
-    assertEquals("requestNotify needs a CompletionListener: set one first", e.getMessage());
+    assertEquals("requestNotify needs a CompletionListener or a CompletionChannel: set a"
+        + " listener, or create the queue with a channel", e.getMessage());
     CountingListener listener = new CountingListener();
     cq.listener(listener);
     cq.requestNotify(false);
