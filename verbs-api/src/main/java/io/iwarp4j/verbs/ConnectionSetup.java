@@ -8,7 +8,6 @@ import io.iwarp4j.mpa.MpaPeerParameters;
 import io.iwarp4j.mpa.MpaRejectedException;
 import io.iwarp4j.mpa.MpaSettings;
 import io.iwarp4j.rdmap.RdmapEndpoint;
-import io.iwarp4j.verbs.engine.QpLoop;
 import io.iwarp4j.verbs.engine.RdmapEndpointPort;
 import io.netty.channel.Channel;
 import io.netty.channel.ConnectTimeoutException;
@@ -214,7 +213,7 @@ final class ConnectionSetup {
   private void bind(EventLoop loop) {
     if (!bound) {
       bound = true;
-      qp.binding().bindLoop(QpLoop.of(loop));
+      qp.binding().bindLoop(qp.binding().loopFor(loop));
     }
   }
 }

@@ -4,10 +4,12 @@ import static io.iwarp4j.verbs.QpTeardown.TEARDOWN_GRACEFUL;
 import static io.iwarp4j.verbs.QpTeardown.TEARDOWN_NONE;
 
 import io.iwarp4j.verbs.engine.EndpointPort;
+import io.iwarp4j.verbs.engine.LoopTask;
 import io.iwarp4j.verbs.engine.QpEventSink;
 import io.iwarp4j.verbs.engine.QpLoop;
 import io.iwarp4j.verbs.engine.ReceiveQueue;
 import io.iwarp4j.verbs.engine.SendQueue;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -31,7 +33,13 @@ final class QpBinding {
   private final QpTeardown teardown;
   private final SendIssuer sender;
   private final QpReceiver receiver;
-  private final Runnable drainTask = this::drainOnLoop;
+  /** The drain a poster asks for, batched on the loop with other queue pairs' (QpLoop.schedule). */
+  private final LoopTask drainTask = new LoopTask() {
+    @Override
+    public void run() {
+      drainOnLoop();
+    }
+  };
   /** Set by a connection attempt (or by a close/error before any); cleared by unbind(). */
   private final AtomicBoolean claimed = new AtomicBoolean();
   /** Taken once by {@link #bindLoop} and by {@link #collectUses} before a loop is bound. */
@@ -231,7 +239,7 @@ final class QpBinding {
       return l;
     }
     if (device != null && claimed.compareAndSet(false, true)) {
-      QpLoop standalone = QpLoop.of(device.nextLoop());
+      QpLoop standalone = device.qpLoop(device.nextLoop());
       execute(standalone, () -> bindLoop(standalone));
       return standalone;
     }
@@ -249,11 +257,21 @@ final class QpBinding {
     }
   }
 
+  /** The queue-pair loop of event loop {@code e}: the device's shared one (tests: a plain one). */
+  QpLoop loopFor(EventExecutor e) {
+    return device != null ? device.qpLoop(e) : QpLoop.of(e);
+  }
+
   /** Run by a poster when the loop should drain (once per batch, see MpscSlotRing). */
   void wakeUp() {
     QpLoop l = loop;
     if (l != null) {
-      execute(l, drainTask);
+      try {
+        l.schedule(drainTask);
+      } catch (RejectedExecutionException e) {
+        log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
+            e.toString());
+      }
     }
     // No loop yet: the ring keeps the posts; bindLoop drains them.
   }

@@ -1,5 +1,6 @@
 package io.iwarp4j.verbs;
 
+import io.iwarp4j.verbs.engine.LoopTask;
 import io.iwarp4j.wire.RdmapOpcode;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -15,7 +16,12 @@ final class QpCompletions {
   private final CompletionQueue recvCq;
   private final WorkCompletion completion = new WorkCompletion();
   /** Wakes pollers and fires notifications for the completions of one loop turn. */
-  private final Runnable signalTask = this::signalCompletions;
+  private final LoopTask signalTask = new LoopTask() {
+    @Override
+    public void run() {
+      signalCompletions();
+    }
+  };
   // Completions added quietly and not signaled yet (see deliverSend).
   private boolean signalScheduled;
   private boolean sendCqUnsignaled;
@@ -62,7 +68,8 @@ final class QpCompletions {
     }
     signalScheduled = true;
     try {
-      qp.loop().execute(signalTask); // from the loop itself: queued behind this turn's work
+      // From the loop itself: queued behind this turn's work, batched with other queue pairs'.
+      qp.loop().schedule(signalTask);
     } catch (RejectedExecutionException e) {
       signalCompletions(); // the loop is shutting down: signal now
     }

@@ -6,6 +6,8 @@ import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
 import io.iwarp4j.verbs.engine.LifecycleLog;
 import io.iwarp4j.verbs.engine.PcapCapture;
+import io.iwarp4j.verbs.engine.QpLoop;
+import io.iwarp4j.verbs.engine.QpLoops;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -16,6 +18,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -68,6 +71,8 @@ public final class RdmaDevice implements AutoCloseable {
   private final DeviceConfig config;
   private final io.iwarp4j.mpa.Transport transport;
   private final EventLoopGroup group;
+  /** One shared {@link QpLoop} per event loop: the queue pairs' drains batch per loop. */
+  private final QpLoops qpLoops;
   private final StagTable stags;
   private final String name;
   private final AtomicInteger nextQpNumber = new AtomicInteger(1);
@@ -95,6 +100,7 @@ public final class RdmaDevice implements AutoCloseable {
     this.stags = new StagTable(config.maxMemoryRegions());
     this.group = transport.newEventLoopGroup(config.eventLoopThreads(),
         new DefaultThreadFactory(name, true));
+    this.qpLoops = new QpLoops(group);
     this.countersMBean = config.jmx() ? registerMBean() : null;
     log.debug("opened device {} on {}: {}", name, transport, config);
   }
@@ -545,6 +551,11 @@ public final class RdmaDevice implements AutoCloseable {
 
   EventLoop nextLoop() {
     return group.next();
+  }
+
+  /** The shared queue-pair loop of {@code loop}, one of this device's event loops. */
+  QpLoop qpLoop(EventExecutor loop) {
+    return qpLoops.of(loop);
   }
 
   StagTable stagTable() {

@@ -16,6 +16,24 @@ public interface QpLoop {
   /** Runs {@code task} on this loop soon; never on the calling thread. */
   void execute(Runnable task);
 
+  /**
+   * Runs {@code task} on this loop soon, like {@link #execute}, batched with the other tasks
+   * scheduled on the loop meanwhile when the loop supports it (see {@link BatchingQpLoop}).
+   *
+   * @param task the task; one already waiting to run is not queued twice (see {@link LoopTask})
+   */
+  default void schedule(LoopTask task) {
+    execute(task);
+  }
+
+  /**
+   * The loop of a Netty executor that batches {@link #schedule}d tasks; make one per executor
+   * and share it among the queue pairs on that executor ({@link QpLoops}).
+   */
+  static QpLoop batching(EventExecutor executor) {
+    return new BatchingQpLoop(executor);
+  }
+
   /** The loop of a Netty executor. */
   static QpLoop of(EventExecutor executor) {
     Objects.requireNonNull(executor, "executor");
