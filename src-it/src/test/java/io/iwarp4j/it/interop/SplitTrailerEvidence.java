@@ -93,6 +93,10 @@ final class SplitTrailerEvidence {
       if (hits.isEmpty()) {
         evidence.add("'" + logged + "': no FPDU toward siw in the capture (" + fpdus.size()
             + " FPDUs with CRC on) carries own as its CRC");
+        // Not bug 1 as evidenced; say what the octets on the wire can tell about it.
+        for (String p : CrcErrorProbe.probe(segments, line[0], line[1])) {
+          evidence.add("probe: " + p);
+        }
         all = false;
         continue;
       }
@@ -231,26 +235,44 @@ final class SplitTrailerEvidence {
    * with tshark (the iWARP dissectors off, so every payload is raw).
    */
   static List<Segment> segments(Path pcap, int port) throws IOException, InterruptedException {
+    return segments(pcap, List.of(port)).getOrDefault(port, List.of());
+  }
+
+  /**
+   * The TCP segments toward the guest on each of {@code ports}, by the guest's port, in one
+   * tshark pass over the capture (a pass per failed row re-read the whole capture each time).
+   */
+  static Map<Integer, List<Segment>> segments(Path pcap, List<Integer> ports)
+      throws IOException, InterruptedException {
     Path out = Files.createTempFile("split-trailer-", ".txt");
+    StringBuilder set = new StringBuilder();
+    for (int port : ports) {
+      set.append(set.length() == 0 ? "" : " ").append(port);
+    }
     try {
       Process p = new ProcessBuilder("tshark", "-r", pcap.toString(), "-n",
           "--disable-protocol", "iwarp_mpa", "--disable-protocol", "iwarp_ddp_rdmap",
-          "-Y", "tcp.port == " + port + " && tcp.len > 0 && ip.dst == " + GUEST,
-          "-T", "fields", "-e", "tcp.stream", "-e", "tcp.seq", "-e", "tcp.payload")
+          "-Y", "tcp.port in {" + set + "} && tcp.len > 0 && ip.dst == " + GUEST,
+          "-T", "fields", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.stream",
+          "-e", "tcp.seq", "-e", "tcp.payload")
           .redirectErrorStream(false).redirectOutput(out.toFile())
           .redirectError(ProcessBuilder.Redirect.DISCARD).start();
       if (!p.waitFor(10, TimeUnit.MINUTES)) {
         p.destroyForcibly();
         throw new IOException("tshark did not finish reading " + pcap + " within 10 minutes");
       }
-      List<Segment> segs = new ArrayList<>();
+      Map<Integer, List<Segment>> segs = new TreeMap<>();
       for (String line : Files.readAllLines(out, StandardCharsets.US_ASCII)) {
         String[] f = line.split("\t", -1);
-        if (f.length < 3 || f[2].isEmpty()) {
+        if (f.length < 5 || f[4].isEmpty()) {
           continue;
         }
-        segs.add(new Segment(Integer.parseInt(f[0]), Long.parseLong(f[1]),
-            HexFormat.of().parseHex(f[2].replace(":", ""))));
+        // The row's port: the guest's own (h2g, it listens) or the host's (g2h, 7202).
+        int src = Integer.parseInt(f[0]);
+        int port = ports.contains(src) ? src : Integer.parseInt(f[1]);
+        segs.computeIfAbsent(port, k -> new ArrayList<>()).add(new Segment(
+            Integer.parseInt(f[2]), Long.parseLong(f[3]),
+            HexFormat.of().parseHex(f[4].replace(":", ""))));
       }
       return segs;
     } finally {

@@ -13,9 +13,11 @@ import java.util.TreeMap;
  * The wire checker from the command line, for scripts such as {@code src-it/interop/run-interop.sh}:
  *
  * <pre>
- * java -cp src-it/target/test-classes io.iwarp4j.it.wirecheck.WireCheckMain PCAP PORT
+ * java -cp src-it/target/test-classes io.iwarp4j.it.wirecheck.WireCheckMain PCAP PORT[-LAST]
  *     [--allow-reject] [--ours initiator|responder]
  * </pre>
+ *
+ * A range {@code PORT-LAST} checks every connection on those ports in one pass (one report).
  *
  * Prints the report. Exit status 0 no error, 1 errors, 2 usage or tshark failure, 3 no MPA
  * connection on the port.
@@ -42,16 +44,19 @@ public final class WireCheckMain {
 
   static int run(String[] args) {
     if (args.length < 2) {
-      System.err.println("usage: WireCheckMain PCAP PORT [--allow-reject]"
+      System.err.println("usage: WireCheckMain PCAP PORT[-LAST] [--allow-reject]"
           + " [--ours initiator|responder]");
       return 2;
     }
     Path pcap = Paths.get(args[0]);
     int port;
+    int last;
     boolean allowReject = false;
     Sender ours = null;
     try {
-      port = Integer.parseInt(args[1]);
+      int dash = args[1].indexOf('-');
+      port = Integer.parseInt(dash < 0 ? args[1] : args[1].substring(0, dash));
+      last = dash < 0 ? port : Integer.parseInt(args[1].substring(dash + 1));
       for (int i = 2; i < args.length; i++) {
         switch (args[i]) {
           case "--allow-reject" -> allowReject = true;
@@ -65,7 +70,7 @@ public final class WireCheckMain {
     }
     WireReport r;
     try {
-      r = WireChecker.check(pcap, port, new WireChecker.Options(allowReject));
+      r = WireChecker.check(pcap, port, last, new WireChecker.Options(allowReject));
     } catch (Exception e) {
       System.err.println("WireCheckMain: " + e.getMessage());
       return 2;
