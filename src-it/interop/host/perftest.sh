@@ -58,7 +58,7 @@ perf_connect_lost() {
 }
 
 # perf_guest_wait K GRACE: waits (host side, on the share) for the guest's perf-K.rc, at most
-# GRACE seconds, then kills the guest's perftest; returns its status (98: killed).
+# GRACE seconds, then kills the guest's perftest; returns its status (98: killed, 97: unreadable).
 perf_guest_wait() {
   local k=$1 grace=$2 t
   t=$(( $(date +%s) + grace ))
@@ -68,7 +68,9 @@ perf_guest_wait() {
     echo "perftest still running ${grace} s after iwarp-perf ended: killed" >> "$S/perf-$k.log"
     return 98
   fi
-  return "$(tr -dc '0-9' < "$S/perf-$k.rc")"
+  # The guest writes the file by rename (whole); an empty read would make `return` fail with 2.
+  local v; v=$(tr -dc '0-9' < "$S/perf-$k.rc")
+  return "${v:-97}"
 }
 
 # perf_h2g TEST SIZE ITERS SUFFIX CRC [SRQ]: ib_TEST -R server in the guest, iwarp-perf client on
@@ -89,7 +91,7 @@ perf_h2g() {
     k=$((k + 1))
     # timeout: a perftest latency test that lost its peer spins on its buffer for ever (and
     # starves the emulated guest); no row here takes a tenth of it.
-    G "(timeout $PERF_GUEST_TIMEOUT stdbuf -oL ib_$test -R $srvopt -d siw0 -F -p $PORT -s $size -n $iters; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
+    G "(timeout $PERF_GUEST_TIMEOUT stdbuf -oL ib_$test -R $srvopt -d siw0 -F -p $PORT -s $size -n $iters; echo \$? > perf-$k.rc.tmp; mv perf-$k.rc.tmp perf-$k.rc) > perf-$k.log 2>&1 &
 echo \$! > perf-$k.pid
 for i in \$(seq 1 50); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done
 sleep 1" 30
@@ -150,7 +152,7 @@ perf_g2h() {
   for _ in $(seq 1 200); do ss -ltn | grep -q "127.0.0.1:7202 \|\*:7202 \|0.0.0.0:7202 " && break; sleep 0.1; done
   local t0; t0=$(date +%s.%N)
   k=$((k + 1))
-  G "(timeout $PERF_GUEST_TIMEOUT stdbuf -oL ib_$test -R ${opt[*]} -d siw0 -F -p 7202 -s $size -n $iters 10.0.2.100; echo \$? > perf-$k.rc) > perf-$k.log 2>&1 &
+  G "(timeout $PERF_GUEST_TIMEOUT stdbuf -oL ib_$test -R ${opt[*]} -d siw0 -F -p 7202 -s $size -n $iters 10.0.2.100; echo \$? > perf-$k.rc.tmp; mv perf-$k.rc.tmp perf-$k.rc) > perf-$k.log 2>&1 &
 echo \$! > perf-$k.pid" 30
   # The guest's client ends by itself when the test ends; once our server has ended (passed or
   # failed), it gets PERF_GUEST_GRACE seconds more and is then killed (a latency client whose

@@ -18,7 +18,14 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * java -cp src-it/target/test-classes io.iwarp4j.it.interop.CrcErrorProbe GUEST-LINK.pcap PORT IN OWN
+ * java -cp src-it/target/test-classes io.iwarp4j.it.interop.CrcErrorProbe --replay PCAP PORT IN OWN
  * </pre>
+ *
+ * <p>{@code --replay} reads another run's capture of the same row (perftest resends one buffer
+ * and our headers carry no random field, so the streams are octet for octet the same): for every
+ * FPDU and every way its trailer could be split in two, the {@code in} and {@code own} that
+ * siw_get_trailer()'s split copy would log ({@link #splitModel}); it prints the FPDUs that give
+ * either logged value.
  */
 final class CrcErrorProbe {
   private static final int WINDOW = 128 * 1024;
@@ -83,6 +90,73 @@ final class CrcErrorProbe {
     return out;
   }
 
+  /**
+   * Every FPDU with CRC of each stream, and for each way k + (pad + 4 - k) its trailer can be
+   * split, what siw_get_trailer() would log: each part is copied to the start of the trailer
+   * buffer, the CRC is then updated over the buffer's pad octets and finished ({@code own}), and
+   * {@code in} is the buffer's CRC field (octets no part reached keep the previous trailer's).
+   * Lines for the FPDUs whose model gives the logged {@code in} or {@code own}.
+   */
+  static List<String> splitModel(List<SplitTrailerEvidence.Segment> segments, long in, long own) {
+    Map<Integer, TreeMap<Long, byte[]>> streams = new TreeMap<>();
+    for (SplitTrailerEvidence.Segment s : segments) {
+      streams.computeIfAbsent(s.stream(), k -> new TreeMap<>()).putIfAbsent(s.seq(), s.payload());
+    }
+    List<String> out = new ArrayList<>();
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : streams.entrySet()) {
+      ByteArrayOutputStream data = new ByteArrayOutputStream();
+      long next = e.getValue().firstKey();
+      for (Map.Entry<Long, byte[]> seg : e.getValue().entrySet()) {
+        long seq = seg.getKey();
+        byte[] p = seg.getValue();
+        if (seq + p.length <= next) {
+          continue;
+        }
+        if (seq > next) {
+          break;
+        }
+        int skip = (int) (next - seq);
+        data.write(p, skip, p.length - skip);
+        next = seq + p.length;
+      }
+      byte[] d = data.toByteArray();
+      if (d.length < 20 || (d[16] & 0xc0) != 0x40) {
+        continue; // not an MPA Request/Reply with CRC and without markers
+      }
+      int pos = 20 + (((d[18] & 0xff) << 8) | (d[19] & 0xff));
+      byte[] buf = new byte[7]; // siw's trailer buffer: 3 pad octets, then the CRC field
+      for (int index = 0; pos + 2 <= d.length; index++) {
+        int len = ((d[pos] & 0xff) << 8) | (d[pos + 1] & 0xff);
+        int pad = (4 - (2 + len) % 4) % 4;
+        int trailer = pos + 2 + len;
+        int end = trailer + pad + 4;
+        if (end > d.length) {
+          break;
+        }
+        int base = 3 - pad;
+        for (int k = 1; k < pad + 4; k++) {
+          byte[] b = buf.clone();
+          System.arraycopy(d, trailer, b, base, k);
+          System.arraycopy(d, trailer + k, b, base, pad + 4 - k);
+          CRC32C c = new CRC32C();
+          c.update(d, pos, trailer - pos);
+          c.update(b, base, pad);
+          long mOwn = c.getValue();
+          long mIn = le(b, 3);
+          if (mOwn == own || mIn == in) {
+            out.add(String.format("stream %d FPDU #%d (offset %d, ULPDU_Length %d, pad %d, CRC"
+                + " %08x): a split %d+%d would log in %08x%s, own %08x%s", e.getKey(), index,
+                pos, len, pad, le(d, end - 4), k, pad + 4 - k, mIn, mIn == in ? " (= in)" : "",
+                mOwn, mOwn == own ? " (= own)" : ""));
+          }
+        }
+        System.arraycopy(d, trailer, buf, base, pad + 4);
+        pos = end;
+      }
+    }
+    return out;
+  }
+
   private static String near(List<Long> starts, int at) {
     StringBuilder b = new StringBuilder();
     for (long s : starts) {
@@ -99,9 +173,13 @@ final class CrcErrorProbe {
   }
 
   public static void main(String[] args) throws Exception {
-    List<SplitTrailerEvidence.Segment> segs = SplitTrailerEvidence.segments(Path.of(args[0]),
-        Integer.parseInt(args[1]));
-    for (String l : probe(segs, Long.parseLong(args[2], 16), Long.parseLong(args[3], 16))) {
+    boolean replay = args[0].equals("--replay");
+    int a = replay ? 1 : 0;
+    List<SplitTrailerEvidence.Segment> segs = SplitTrailerEvidence.segments(Path.of(args[a]),
+        Integer.parseInt(args[a + 1]));
+    long in = Long.parseLong(args[a + 2], 16);
+    long own = Long.parseLong(args[a + 3], 16);
+    for (String l : replay ? splitModel(segs, in, own) : probe(segs, in, own)) {
       System.out.println(l);
     }
   }

@@ -140,6 +140,7 @@ class SiwInteropIT {
     List<String> attributions = new ArrayList<>();
     // Read once, on the first failed CRC-on perftest row, for all of them.
     Map<Integer, List<SplitTrailerEvidence.Segment>> segments = null;
+    String segmentsError = null;
     int p2pRows = 0;
     int streamRows = 0;
     int rpingRows = 0;
@@ -160,9 +161,16 @@ class SiwInteropIT {
         // A failed CRC-on perftest row counts as siw's split-trailer bug only on evidence.
         long t0 = System.nanoTime();
         if (segments == null) {
-          segments = failedRowSegments(out, rows);
+          try {
+            segments = failedRowSegments(out, rows);
+          } catch (IOException e) {
+            segmentsError = "the guest link's capture could not be read: " + e.getMessage();
+            segments = Map.of();
+          }
         }
-        SplitTrailerEvidence.Verdict v = splitTrailerVerdict(out, r[0], segments);
+        SplitTrailerEvidence.Verdict v = segmentsError != null
+            ? new SplitTrailerEvidence.Verdict(false, List.of(segmentsError))
+            : splitTrailerVerdict(out, r[0], segments);
         System.out.println("SiwInteropIT: judged " + r[0] + " in "
             + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
         String line = r[0] + ": " + v.text();
@@ -249,10 +257,11 @@ class SiwInteropIT {
   /**
    * The segments toward the guest on the ports of every failed CRC-on perftest row, read from
    * the capture of the guest's link in one tshark pass (empty when no such row failed, or when
-   * the capture or a row's meta file is missing: the judge then says so per row).
+   * the capture or a row's meta file is missing: the judge then says so per row; a capture
+   * tshark cannot read is an IOException, reported for every such row).
    */
   private static Map<Integer, List<SplitTrailerEvidence.Segment>> failedRowSegments(Path out,
-      List<String[]> rows) throws InterruptedException {
+      List<String[]> rows) throws IOException, InterruptedException {
     List<Integer> ports = new ArrayList<>();
     for (String[] r : rows) {
       if (r.length >= 8 && r[5].equals("FAIL") && r[0].startsWith("perf-") && r[3].equals("on")) {
@@ -268,16 +277,11 @@ class SiwInteropIT {
       return Map.of();
     }
     long t0 = System.nanoTime();
-    try {
-      Map<Integer, List<SplitTrailerEvidence.Segment>> m =
-          SplitTrailerEvidence.segments(pcap, ports);
-      System.out.println("SiwInteropIT: read the guest link's segments of ports " + ports
-          + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
-      return m;
-    } catch (IOException e) {
-      System.out.println("SiwInteropIT: the guest link's capture could not be read: " + e);
-      return Map.of();
-    }
+    Map<Integer, List<SplitTrailerEvidence.Segment>> m =
+        SplitTrailerEvidence.segments(pcap, ports);
+    System.out.println("SiwInteropIT: read the guest link's segments of ports " + ports
+        + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+    return m;
   }
 
   /** The perftest row ids of host/perftest.sh's run_perftest: 44 rows and 8 SRQ rows. */
