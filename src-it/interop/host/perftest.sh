@@ -145,6 +145,8 @@ perf_g2h() {
     extra=(--responder-sends-first)
     mode="client-server, our Responder sends first (opt-in, not RFC 5044 rule 4)"
   fi
+  local attempt=1 retried="" rc grc secs
+  while :; do
   timeout 300 "${PERF[@]}" "$test" -p 7202 -s "$size" -n "$iters" --no-progress \
     "$(perf_crc_opt "$crc")" "${extra[@]}" "${opt[@]}" \
     > "$L/$id-iwarp-perf.out" 2> "$L/$id-iwarp-perf.err" &
@@ -161,17 +163,32 @@ echo \$! > perf-$k.pid" 30
   while [ ! -f "$S/perf-$k.rc" ] && kill -0 $pid 2>/dev/null && [ "$(date +%s)" -lt $limit ]; do
     sleep 0.2
   done
-  perf_guest_wait $k "$PERF_GUEST_GRACE"; local grc=$?
-  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  perf_guest_wait $k "$PERF_GUEST_GRACE"; grc=$?
+  secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
   cp "$S/perf-$k.log" "$L/$id-perftest.log"
   local waited=0
   while kill -0 $pid 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
   kill $pid 2>/dev/null
-  wait $pid; local rc=$?
+  wait $pid; rc=$?
+  # perftest's client could not even connect (rdma_cm failed in the guest, e.g. "Cannot assign
+  # requested address" from rdma_resolve_addr under load) and our server never got past its
+  # handshakes: nothing was tested, so the row runs again (at most PERF_CONNECT_RETRIES times).
+  if [ "$grc" != 0 ] && [ $attempt -le "$PERF_CONNECT_RETRIES" ] \
+      && grep -q 'Failed to connect through RDMA CM\|Unable to perform rdma_client function' "$L/$id-perftest.log" \
+      && ! grep -q 'remote address' "$L/$id-iwarp-perf.out"; then
+    local why; why=$(grep -m1 -A1 'Failed to connect through RDMA CM\|Unable to perform rdma_client' "$L/$id-perftest.log" | tr '\n' ' ' | cut -c1-160)
+    cp "$L/$id-perftest.log" "$L/$id-attempt$attempt-perftest.log"
+    echo "RETRY $id: attempt $attempt: perftest's client never connected ($why); attempt $((attempt + 1))"
+    retried="$retried; attempt $attempt: perftest's client never connected before any data, retried: $why"
+    attempt=$((attempt + 1))
+    continue
+  fi
+  break
+  done
   perf_end "$id"
   local srqdesc=""; [ "$srq" = srq ] && srqdesc=" --use-srq"
   perf_row "$id" "siw ib_$test -R client -> iwarp-perf$srqdesc server" "$test$srqdesc" "$size" "$iters" $rc $grc \
-    "$L/$id-iwarp-perf.out" "$L/$id-perftest.log" "$secs" "$mode" "$crc"
+    "$L/$id-iwarp-perf.out" "$L/$id-perftest.log" "$secs" "$mode" "$crc" "$retried"
 }
 
 perf_row() { # ID DIRECTION TEST SIZE ITERS RC_OURS RC_PERFTEST OURS_OUT PERFTEST_LOG SECS [MODE] [CRC] [NOTE]

@@ -112,6 +112,11 @@ public final class WireCheckMain {
       } else if ((f.code() == Code.T_MALFORMED || f.code() == Code.T_UNDECODED)
           && r.dissectorBugFrames().contains(f.frame()) && !framingErrors(r, f.stream(), null)) {
         who = "tshark dissector bug";
+      } else if (f.sender() != null && f.sender() != ours && desyncedByDissectorBug(r, f, c)) {
+        // tshark lost the peer's framing at its own failed assertion; what it then decoded
+        // (CRC verdicts, header fields) is of octets that are no FPDU. The own framer framed
+        // every FPDU of that direction and found every CRC good. Never applied to ours.
+        who = "tshark dissector bug";
       } else if (c != null && f.sender() != null && c.resetBy().contains(f.sender().other())
           && (f.code() == Code.F_TRUNCATED
           || f.code() == Code.T_UNDECODED && onlyTruncated(r, f.stream(), f.sender()))) {
@@ -124,6 +129,23 @@ public final class WireCheckMain {
       by.get(who).merge(f.code(), 1, Integer::sum);
     }
     return by;
+  }
+
+  /**
+   * Whether {@code f}, a tshark CRC verdict or header check, comes after tshark failed an
+   * assertion in the same direction of the same stream (so tshark may have lost the framing),
+   * while the own framer framed that direction (at least one FPDU) and found no framing or CRC
+   * error in it (the PAD aside).
+   */
+  static boolean desyncedByDissectorBug(WireReport r, Finding f, WireReport.Connection c) {
+    if (c == null || !(f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_"))
+        || c.ownFpdus()[f.sender().ordinal()] <= 0 || framingErrors(r, f.stream(), f.sender())) {
+      return false;
+    }
+    return r.findings().stream().anyMatch(g -> g.stream() == f.stream()
+        && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame()
+        && (g.code() == Code.T_MALFORMED || g.code() == Code.T_UNDECODED)
+        && r.dissectorBugFrames().contains(g.frame()));
   }
 
   /** Own-framer errors on the stream (from {@code sender}, or either end), the PAD aside. */
