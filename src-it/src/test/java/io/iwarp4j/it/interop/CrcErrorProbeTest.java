@@ -94,6 +94,24 @@ class CrcErrorProbeTest {
     return f.toByteArray();
   }
 
+  /** The 2+2 form of the send_bw case: 'own' over the FPDU and the first part's two octets. */
+  @Test
+  void theSplitModelNamesAnOwnOverTheFpduAndTheFirstPart() {
+    java.io.ByteArrayOutputStream s = new java.io.ByteArrayOutputStream();
+    s.writeBytes("MPA ID Req Frame".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    s.writeBytes(new byte[] {0x40, 0x01, 0x00, 0x00});
+    byte[] f = fpdu(26); // 2 + 26 octets: no pad
+    s.writeBytes(f);
+    CRC32C c = new CRC32C();
+    c.update(f, 0, 28 + 2);
+    List<String> found = CrcErrorProbe.splitModel(
+        List.of(new Segment(1, 1, s.toByteArray())), 0x01020304L, c.getValue());
+    assertEquals(1, found.size(), found.toString());
+    assertTrue(found.get(0).contains("a split 2+2 would log")
+        && found.get(0).endsWith("own = CRC32c over the FPDU and the first part's 2 trailer"
+        + " octets"), found.toString());
+  }
+
   @Test
   void findsNothingWhenNeitherValueIsThere() {
     List<String> found = CrcErrorProbe.probe(segments(data()), 0x12345678L, 0x9abcdef0L);
