@@ -34,7 +34,7 @@ G() {
   return "$(cat "$S/cmd-$n.rc")"
 }
 
-row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $*"; }
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $(date -u +%H:%M:%S) $*"; }
 
 # A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection:
 # docs/interop.md, siw finding §7.10), listening once `ss` shows it; slirp would otherwise

@@ -189,6 +189,20 @@ class IwarpPerfIT {
    * sender waits for the receiver's credit Writes; no Send may find no receive (that would be a
    * Terminate).
    */
+  /**
+   * {@code --use_srq} (issue 16): the server's receives come from one shared receive queue for
+   * two data queue pairs, fewer than the messages, so they are reposted to it and each
+   * completion is counted for the queue pair it names; the server ends only when it counted
+   * {@code -n} messages on each (and a Send that found the queue empty would be a Terminate).
+   */
+  @Test
+  void sendBwWithASharedReceiveQueueOnTheServer() {
+    Run r = perf("loopback", "send_bw", "--use_srq", "-q", "2", "-n", "600", "-r", "12", "-s",
+        "1024", "--no-progress");
+    // perftest's report counts the messages of every queue pair: 2 x 600.
+    assertBandwidth(r, 1024, 1200);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"send_bw", "send_lat"})
   void sendTestsWithASmallRxDepthRepostAndUseCredits(String test) {
@@ -223,8 +237,8 @@ class IwarpPerfIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"write_bw", "send_lat", "read_bw"})
-  void serverInASeparateJvm(String test) throws Exception {
+  @CsvSource({"write_bw, ''", "send_lat, ''", "read_bw, ''", "send_bw, --use_srq"})
+  void serverInASeparateJvm(String test, String serverOption) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     String leak = System.getProperty("io.netty.leakDetection.level");
@@ -237,6 +251,9 @@ class IwarpPerfIT {
     Path serverJson = dir.resolve("server-" + test + ".json");
     cmd.addAll(List.of(test, "-p", "0", "-n", "200", "-s", "2048", "--no-progress", "--json",
         serverJson.toString()));
+    if (!serverOption.isEmpty()) {
+      cmd.add(serverOption);
+    }
     Process server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     StringBuilder all = new StringBuilder();
@@ -284,6 +301,8 @@ class IwarpPerfIT {
         serverOut = all.toString();
       }
       assertTrue(serverOut.contains("Waiting for client to connect"), serverOut);
+      assertTrue(serverOut.contains("Using SRQ      : " + (serverOption.equals("--use_srq")
+          ? "ON" : "OFF")), serverOut);
       // The server prints the client's report (bw) or its own (lat), like perftest.
       if (test.endsWith("_lat")) {
         assertTrue(LAT_LINE.matcher(serverOut).find(), serverOut);

@@ -52,6 +52,9 @@ final class DataConnectRetry<Q> {
     void release(Q failed);
 
     void pause(long millis) throws InterruptedException;
+
+    /** Told before each retry: attempt {@code failed} failed with {@code e} (a log line). */
+    void retrying(int failed, RdmaConnectException e);
   }
 
   private final Resources<Q> resources;
@@ -83,6 +86,7 @@ final class DataConnectRetry<Q> {
         if (attempt >= attempts || !retryable(e)) {
           throw e;
         }
+        resources.retrying(attempt, e);
         resources.release(qp);
         qp = resources.fresh();
         resources.pause(PAUSE_MILLIS);

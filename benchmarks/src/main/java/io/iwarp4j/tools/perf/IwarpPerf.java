@@ -105,7 +105,7 @@ public final class IwarpPerf {
    */
   static int runRole(PerfOptions o, PrintStream out, PrintStream err, IntConsumer portListener) {
     PerfSession session = null;
-    try (PerfSession s = new PerfSession(o, out)) {
+    try (PerfSession s = new PerfSession(o, out, err)) {
       session = s;
       s.setUp(portListener);
       JsonReport json = new JsonReport(o);

@@ -42,6 +42,7 @@ public final class PerfOptions {
   boolean crc = true;
   boolean markers;
   boolean responderSendsFirst;
+  boolean useSrq;
   Path json;
   boolean reportGbits;
   boolean progress = true;
@@ -96,6 +97,7 @@ public final class PerfOptions {
         case "--no-crc" -> o.crc = false;
         case "--markers" -> o.markers = true;
         case "--responder-sends-first" -> o.responderSendsFirst = true;
+        case "--use_srq", "--use-srq" -> o.useSrq = true;
         case "--report_gbits", "--report-gbits" -> o.reportGbits = true;
         case "--no-progress" -> o.progress = false;
         case "-v", "--debug" -> o.debug = true;
@@ -181,6 +183,10 @@ public final class PerfOptions {
     }
     if (cqMod > txDepth) {
       cqMod = txDepth; // perftest does the same: a CQE at least once per TX depth
+    }
+    if (useSrq && mode != PerfMode.SEND_BW) {
+      throw new UsageException("--use_srq applies to send_bw (its server's receives come from"
+          + " a shared receive queue)");
     }
     if (mode == PerfMode.SEND_BW && rxDepth < 3) {
       throw new UsageException("send_bw needs -r 3 or more (credits every rx_depth/3)");
@@ -378,6 +384,17 @@ public final class PerfOptions {
   }
 
   /**
+   * {@code --use_srq}, as perftest's: send_bw's server takes its receives from one shared
+   * receive queue that every data queue pair is attached to. A client accepts the option and
+   * does not change (perftest's bandwidth client creates no SRQ either).
+   *
+   * @return true when the option was given
+   */
+  public boolean useSrq() {
+    return useSrq;
+  }
+
+  /**
    * MPA Markers ({@code --markers}).
    *
    * @return true to ask for Markers
@@ -505,6 +522,7 @@ public final class PerfOptions {
     c.crc = crc;
     c.markers = markers;
     c.responderSendsFirst = responderSendsFirst;
+    c.useSrq = useSrq;
     c.json = json;
     c.reportGbits = reportGbits;
     c.progress = progress;
@@ -529,6 +547,8 @@ public final class PerfOptions {
       "  -q, --qp N          data queue pairs (default 1)",
       "  -Q, --cq-mod N      signal one send per N (default 100)",
       "  -o, --outs N        outstanding Reads/Atomics, IRD/ORD (default 16)",
+      "  --use_srq           send_bw server: receives from one shared receive queue",
+      "                      (rx_depth per QP; a client accepts and ignores it, as perftest)",
       "  -p, --port N        TCP port (default 18515)",
       "  --crc / --no-crc    ask for MPA CRC (default on)   --markers  ask for MPA Markers",
       "  --responder-sends-first  server: send on the data connections right after the MPA",

@@ -17,6 +17,8 @@ import io.iwarp4j.verbs.RdmaConnection;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.RtrType;
+import io.iwarp4j.verbs.SharedReceiveQueue;
+import io.iwarp4j.verbs.SharedReceiveQueueConfig;
 import io.iwarp4j.verbs.TerminateInfo;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -65,11 +67,19 @@ final class PerfSession implements AutoCloseable {
 
   final PerfOptions opts;
   final PrintStream out;
+  /** Where retries of a data connect are logged. */
+  private final PrintStream err;
   final boolean client;
   final RdmaDevice device;
   final ProtectionDomain pd;
   final CompletionQueue sendCq;
   final CompletionQueue recvCq;
+  /**
+   * send_bw server with {@code --use_srq}: the shared receive queue every data queue pair takes
+   * its receives from (null otherwise). Its depth is {@code rx_depth} per queue pair, so each
+   * client's credit window (rx_depth, {@link SendCredits}) has its receives.
+   */
+  final SharedReceiveQueue srq;
   final QueuePair[] qps;
   final MemoryRegion[] local;
   final MemoryRegion[] target;
@@ -109,20 +119,36 @@ final class PerfSession implements AutoCloseable {
         public void pause(long millis) throws InterruptedException {
           Thread.sleep(millis);
         }
+
+        @Override
+        public void retrying(int failed, RdmaConnectException e) {
+          err.println("iwarp-perf: data connect attempt " + failed + " of "
+              + DataConnectRetry.ATTEMPTS + " to " + opts.server() + ":" + opts.port()
+              + " failed (" + e.getMessage() + "); retrying on a fresh queue pair");
+        }
       }, DataConnectRetry.ATTEMPTS);
   int cycleBuffer = PAGE_SIZE;
   int bufferSize;
 
-  PerfSession(PerfOptions opts, PrintStream out) {
+  PerfSession(PerfOptions opts, PrintStream out, PrintStream err) {
     this.opts = opts;
     this.out = out;
+    this.err = err;
     this.client = opts.isClient();
     MpaSettings mpa = MpaSettings.defaults().toBuilder().crc(opts.crc()).markers(opts.markers())
         .build();
     int q = opts.qps();
-    device = RdmaDevice.open(DeviceConfig.builder().eventLoopThreads(1).mpaSettings(mpa)
-        .maxCqe(1 << 22).build());
+    boolean useSrq = !client && opts.useSrq() && opts.mode() == PerfMode.SEND_BW;
+    int srqDepth = q * opts.rxDepth();
+    DeviceConfig.Builder dc = DeviceConfig.builder().eventLoopThreads(1).mpaSettings(mpa)
+        .maxCqe(1 << 22);
+    if (useSrq) {
+      dc.maxSrqWr(Math.max(srqDepth, DeviceConfig.defaults().maxSrqWr()));
+    }
+    device = RdmaDevice.open(dc.build());
     pd = device.allocateProtectionDomain();
+    srq = useSrq ? pd.createSharedReceiveQueue(SharedReceiveQueueConfig.builder()
+        .maxWr(srqDepth).maxSge(1).build()) : null;
     int sendDepth = opts.txDepth() + DataQueues.CREDIT_WRS;
     sendCq = device.createCompletionQueue(Math.max(64, 2 * q * sendDepth));
     recvCq = device.createCompletionQueue(Math.max(64, 2 * q * opts.rxDepth()));
@@ -308,6 +334,9 @@ final class PerfSession implements AutoCloseable {
     QueuePairConfig.Builder b = QueuePairConfig.builder(sendCq, recvCq)
         .maxSendWr(opts.txDepth() + DataQueues.CREDIT_WRS)
         .maxRecvWr(opts.rxDepth()).maxSendSge(1).maxRecvSge(1);
+    if (srq != null) {
+      b.sharedReceiveQueue(srq);
+    }
     if (opts.mode().usesReads()) {
       b.ird(opts.outReads()).ord(opts.outReads());
     }

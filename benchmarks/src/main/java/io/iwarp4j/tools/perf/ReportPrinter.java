@@ -28,7 +28,7 @@ final class ReportPrinter {
     out.println(" Dual-port       : OFF\t\tDevice         : iwarp4j ("
         + s.device.transport() + ")");
     out.println(" Number of qps   : " + o.qps() + "\t\tTransport type : IW");
-    out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
+    out.println(" Connection type : RC\t\tUsing SRQ      : " + (s.srq != null ? "ON" : "OFF"));
     if (o.isClient() || o.mode().isLatency()) {
       out.println(" TX depth        : " + o.txDepth());
     }

@@ -15,6 +15,11 @@ import java.util.concurrent.TimeUnit;
  * RDMA-Writes the receive count into the client's credit word (see {@link SendCredits}).
  * Credit words come from a ring of slots so a word is never changed while its Write is in
  * flight (the payload is sent from registered memory without a copy).
+ *
+ * <p>With {@code --use_srq} the receives go to the session's shared receive queue instead: up
+ * to {@code rx_depth} per queue pair, reposted until {@code iters} per queue pair were posted
+ * in all, and a completion's queue pair number says whose message it was (perftest's server
+ * does the same).
  */
 final class SendBandwidthServer {
   private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -29,6 +34,8 @@ final class SendBandwidthServer {
   private final long[] posted;
   private final long[] creditSeq;
   private final long[] creditDone;
+  /** With an SRQ: receives posted to it for this size, all queue pairs together. */
+  private long srqPosted;
 
   SendBandwidthServer(PerfSession s, PrintStream err) {
     this.s = s;
@@ -53,10 +60,17 @@ final class SendBandwidthServer {
 
   /** Posts the receives for one size, before the sync handshake that lets the client go. */
   void postReceives(long size) {
+    srqPosted = 0;
     for (int i = 0; i < s.qps.length; i++) {
       rcnt[i] = 0;
       posted[i] = 0;
       for (long k = 0; k < receiveDepth(s.opts); k++) {
+        if (s.srq != null) {
+          // One buffer for every shared receive, as perftest's: the test counts messages.
+          s.srq.postRecv(rwr.reset().wrId(0).addSge(s.target[0], 0, size));
+          srqPosted++;
+          continue;
+        }
         s.qps[i].postRecv(rwr.reset().wrId(i).addSge(s.target[i], 0, size));
         posted[i]++;
       }
@@ -95,9 +109,14 @@ final class SendBandwidthServer {
           }
           received++;
           lastRx = now;
-          int i = (int) c.wrId();
+          int i = s.srq != null ? qpIndex(c.qpNumber()) : (int) c.wrId();
           rcnt[i]++;
-          if (posted[i] < iters) {
+          if (s.srq != null) {
+            if (srqPosted < total) {
+              s.srq.postRecv(rwr.reset().wrId(0).addSge(s.target[0], 0, size));
+              srqPosted++;
+            }
+          } else if (posted[i] < iters) {
             s.qps[i].postRecv(rwr.reset().wrId(i).addSge(s.target[i], 0, size));
             posted[i]++;
           }
@@ -124,6 +143,17 @@ final class SendBandwidthServer {
     }
     return BwStats.fromCount(size, received, Math.max(1, lastRx - first),
         progress.bestPerSecond(), o.reportGbits());
+  }
+
+  /** The data queue pair a shared receive's completion belongs to. */
+  private int qpIndex(int qpNumber) throws IOException {
+    for (int i = 0; i < s.qps.length; i++) {
+      if (s.qps[i].number() == qpNumber) {
+        return i;
+      }
+    }
+    throw new IOException("send_bw: a receive completed on queue pair " + qpNumber
+        + ", not one of this test's");
   }
 
   private void sendCredit(int i) throws IOException, InterruptedException {

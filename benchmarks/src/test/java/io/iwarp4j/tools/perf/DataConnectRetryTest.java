@@ -33,6 +33,7 @@ class DataConnectRetryTest {
     int created;
     final List<FakeQp> released = new ArrayList<>();
     final List<Long> pauses = new ArrayList<>();
+    final List<Integer> retries = new ArrayList<>();
 
     @Override
     public FakeQp fresh() {
@@ -47,6 +48,11 @@ class DataConnectRetryTest {
     @Override
     public void pause(long millis) {
       pauses.add(millis);
+    }
+
+    @Override
+    public void retrying(int failed, RdmaConnectException e) {
+      retries.add(failed);
     }
   }
 
@@ -117,6 +123,8 @@ class DataConnectRetryTest {
     assertEquals(List.of(first, new FakeQp(1), new FakeQp(2)), r.released);
     assertEquals(new FakeQp(3), connected);
     assertEquals(List.of(100L, 100L, 100L), r.pauses);
+    // One log line per retry, naming the attempt that failed.
+    assertEquals(List.of(1, 2, 3), r.retries);
   }
 
   @Test

@@ -159,11 +159,19 @@ class PerfOptionsTest {
       "atomic_bw -a|-a does not apply to atomic_bw",
       "loopback|loopback needs a test",
       "loopback write_bw 1.2.3.4|--loopback takes no server address",
-      "write_bw a b|unexpected argument b"})
+      "write_bw a b|unexpected argument b",
+      "write_bw --use_srq|--use_srq applies to send_bw"})
   void badCommandLinesNameTheProblem(String line, String expected) {
     String[] args = line.isEmpty() ? new String[0] : line.split(" ");
     UsageException e = assertThrows(UsageException.class, () -> PerfOptions.parse(args));
     assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+
+  @Test
+  void useSrqIsAcceptedForSendBwInBothRoles() throws UsageException {
+    assertTrue(PerfOptions.parse(new String[] {"send_bw", "--use_srq"}).useSrq());
+    assertTrue(PerfOptions.parse(new String[] {"send_bw", "--use-srq", "10.0.0.1"}).useSrq());
+    assertFalse(PerfOptions.parse(new String[] {"send_bw"}).useSrq());
   }
 
   @Test

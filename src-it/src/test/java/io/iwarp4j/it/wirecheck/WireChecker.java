@@ -71,6 +71,8 @@ public final class WireChecker {
   }
 
   private final int port;
+  /** The last port checked: {@link #port} for one port, above it for a range. */
+  private final int lastPort;
   private final Options options;
   private final List<Finding> findings = new ArrayList<>();
   private final Map<Integer, Stream> streams = new TreeMap<>();
@@ -84,23 +86,44 @@ public final class WireChecker {
   private int markers;
   private int malformed;
 
-  private WireChecker(int port, Options options) {
+  private WireChecker(int port, int lastPort, Options options) {
     this.port = port;
+    this.lastPort = lastPort;
     this.options = options;
   }
 
   /** Checks every connection on {@code port} in {@code pcap}. */
   public static WireReport check(Path pcap, int port, Options options)
       throws IOException, InterruptedException {
+    return check(pcap, port, port, options);
+  }
+
+  /**
+   * Checks every connection on the ports {@code first..last} in {@code pcap}, in one tshark
+   * pass (the interop suite gives every perftest row a port of its own; a pass per port re-reads
+   * the whole capture each time). Each connection is judged on its own, as on one port; the MPA
+   * roles come from each connection's Request.
+   */
+  public static WireReport check(Path pcap, int first, int last, Options options)
+      throws IOException, InterruptedException {
     if (!Files.isRegularFile(pcap)) {
       throw new IOException("no capture at " + pcap);
     }
-    WireChecker c = new WireChecker(port, options);
+    if (last < first) {
+      throw new IllegalArgumentException("port range " + first + "-" + last + " is empty");
+    }
+    WireChecker c = new WireChecker(first, last, options);
     c.dissect(pcap);
     c.judgeConnections();
     c.crossCheckExpertTap(Tshark.run(Tshark.command(pcap, "-q", "-z",
-        "expert,note,tcp.port==" + port)));
+        "expert,note," + c.portFilter())));
     return c.report(pcap, Tshark.version());
+  }
+
+  /** tshark's display filter for the ports checked. */
+  private String portFilter() {
+    return port == lastPort ? "tcp.port == " + port
+        : "tcp.port in {" + port + ".." + lastPort + "}";
   }
 
   // ------------------------------------------------------------------------------------------
@@ -170,7 +193,7 @@ public final class WireChecker {
 
   private void dissect(Path pcap) throws IOException, InterruptedException {
     Path err = Files.createTempFile("tshark", ".err");
-    Process p = new ProcessBuilder(Tshark.command(pcap, "-Y", "tcp.port == " + port, "-T",
+    Process p = new ProcessBuilder(Tshark.command(pcap, "-Y", portFilter(), "-T",
         "pdml")).redirectError(err.toFile()).start();
     boolean read = false;
     try (InputStream in = p.getInputStream()) {
