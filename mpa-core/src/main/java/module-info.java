@@ -12,6 +12,8 @@ module io.iwarp4j.mpa {
   // io.netty.transport.epoll.linux.x86_64, which nothing requires (add it to the module graph
   // with --add-modules, else Netty reports epoll unavailable and Transport.AUTO picks NIO).
   requires io.netty.transport.classes.epoll;
+  // Transport.applyTcpLiveness on NIO: the keepalive timing options.
+  requires jdk.net;
   requires org.slf4j;
 
   exports io.iwarp4j.mpa to io.iwarp4j.ddp, io.iwarp4j.rdmap, io.iwarp4j.verbs;

@@ -1,15 +1,19 @@
 package io.iwarp4j.mpa;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.concurrent.ThreadFactory;
@@ -101,6 +105,49 @@ public enum Transport {
       }
     }
     return 0;
+  }
+
+  /**
+   * Sets TCP keepalive and {@code TCP_USER_TIMEOUT} on a socket channel of either transport,
+   * before it connects or as it is accepted. Epoll maps each to its socket option; NIO sets
+   * {@code SO_KEEPALIVE} and, through {@code jdk.net.ExtendedSocketOptions}, the keepalive
+   * timing where the JDK supports it (Linux, macOS), but has no {@code TCP_USER_TIMEOUT}.
+   *
+   * @param channel a socket channel of this library's transports
+   * @param keepAlive whether to set {@code SO_KEEPALIVE}
+   * @param idleSeconds {@code TCP_KEEPIDLE} in seconds, or 0 for the operating system's
+   * @param intervalSeconds {@code TCP_KEEPINTVL} in seconds, or 0 for the operating system's
+   * @param count {@code TCP_KEEPCNT}, or 0 for the operating system's
+   * @param userTimeoutMillis {@code TCP_USER_TIMEOUT} in milliseconds, or 0 to leave it
+   * @return true when every option asked for was applied, false when the transport lacks one
+   */
+  public static boolean applyTcpLiveness(Channel channel, boolean keepAlive, int idleSeconds,
+      int intervalSeconds, int count, int userTimeoutMillis) {
+    ChannelConfig config = channel.config();
+    boolean all = true;
+    if (keepAlive) {
+      all &= config.setOption(ChannelOption.SO_KEEPALIVE, true);
+    }
+    boolean epoll = channel instanceof EpollSocketChannel;
+    if (keepAlive && idleSeconds > 0) {
+      all &= epoll ? config.setOption(EpollChannelOption.TCP_KEEPIDLE, idleSeconds)
+          : config.setOption(NioChannelOption.of(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE),
+              idleSeconds);
+    }
+    if (keepAlive && intervalSeconds > 0) {
+      all &= epoll ? config.setOption(EpollChannelOption.TCP_KEEPINTVL, intervalSeconds)
+          : config.setOption(NioChannelOption.of(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL),
+              intervalSeconds);
+    }
+    if (keepAlive && count > 0) {
+      all &= epoll ? config.setOption(EpollChannelOption.TCP_KEEPCNT, count)
+          : config.setOption(NioChannelOption.of(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT),
+              count);
+    }
+    if (userTimeoutMillis > 0) {
+      all &= epoll && config.setOption(EpollChannelOption.TCP_USER_TIMEOUT, userTimeoutMillis);
+    }
+    return all;
   }
 
   /** AUTO's fallback to NIO on Linux, said once per JVM with the fix (slower, not wrong). */

@@ -49,4 +49,14 @@ final class ConfigChecks {
     }
     return d;
   }
+
+  /** {@code d} in whole seconds, 1 to {@code maxSeconds}. */
+  static Duration wholeSeconds(String what, Duration d, int maxSeconds) {
+    positive(what, d);
+    if (d.toNanos() % 1_000_000_000L != 0 || d.getSeconds() > maxSeconds) {
+      throw new IllegalArgumentException(what + " must be whole seconds, 1 s to " + maxSeconds
+          + " s, not " + d);
+    }
+    return d;
+  }
 }

@@ -21,6 +21,11 @@ public final class ConnectRequest {
   private final Future<MpaConnection> handshake;
   private final ConnectionHandler handler;
 
+  /** The accepted connection's channel (tests read its socket options). */
+  Channel channel() {
+    return channel;
+  }
+
   ConnectRequest(RdmaDevice device, MpaConnectRequest request, Channel channel,
       Future<MpaConnection> handshake, ConnectionHandler handler) {
     this.device = device;

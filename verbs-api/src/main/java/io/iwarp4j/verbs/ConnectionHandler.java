@@ -53,6 +53,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof MpaConnectRequest mpaRequest && requests != null) {
+      device.startupDone(ctx.channel());
       dispatch(ctx, mpaRequest);
       return;
     }

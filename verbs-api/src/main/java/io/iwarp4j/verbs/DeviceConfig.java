@@ -26,6 +26,13 @@ public final class DeviceConfig {
   /** The highest maximum {@link Builder#maxInlineData(int, int)} accepts. */
   public static final int INLINE_DATA_LIMIT = 1 << 16;
 
+  /**
+   * Accepted connections one source address may have in the MPA startup at once unless told
+   * otherwise: 64 (a client's MPA Request follows its TCP connect at once, so honest clients
+   * spend a round trip there; the request timeout bounds everyone else).
+   */
+  public static final int DEFAULT_MAX_STARTUP_CONNECTIONS_PER_SOURCE = 64;
+
   private static final DeviceConfig DEFAULTS = builder().build();
 
   private final Transport transport;
@@ -53,8 +60,20 @@ public final class DeviceConfig {
   private final boolean jmx;
   private final java.nio.file.Path pcapDirectory;
   private final long readResponseCopyBudget;
+  private final int maxStartupConnectionsPerSource;
+  private final boolean tcpKeepAlive;
+  private final java.time.Duration tcpKeepIdle;
+  private final java.time.Duration tcpKeepInterval;
+  private final int tcpKeepCount;
+  private final java.time.Duration tcpUserTimeout;
 
   private DeviceConfig(Builder b) {
+    this.maxStartupConnectionsPerSource = b.maxStartupConnectionsPerSource;
+    this.tcpKeepAlive = b.tcpKeepAlive;
+    this.tcpKeepIdle = b.tcpKeepIdle;
+    this.tcpKeepInterval = b.tcpKeepInterval;
+    this.tcpKeepCount = b.tcpKeepCount;
+    this.tcpUserTimeout = b.tcpUserTimeout;
     this.transport = b.transport;
     this.eventLoopThreads = b.eventLoopThreads;
     this.mpaSettings = b.mpaSettings;
@@ -122,8 +141,9 @@ public final class DeviceConfig {
   /**
    * {@return the most TCP connections open at once}, accepted and initiated, counted from the
    * TCP accept (or connect) on: it also bounds connections still in the MPA startup, with no
-   * queue pair yet. One accepted beyond it is closed before anything is read; {@link
-   * RdmaDevice#connect} beyond it throws.
+   * queue pair yet. One accepted beyond it closes the oldest connection still in the MPA
+   * startup (see {@link #maxStartupConnectionsPerSource()}), or with none there is closed
+   * before anything is read; {@link RdmaDevice#connect} beyond it throws.
    */
   public int maxConnections() {
     return maxConnections;
@@ -257,6 +277,57 @@ public final class DeviceConfig {
     return readResponseCopyBudget;
   }
 
+  /**
+   * {@return the most accepted connections from one source address that may be in the MPA
+   * startup at once} (connected, MPA Request not yet received); one more from that address is
+   * closed at once. With {@link #maxConnections()} reached, a new connection closes the oldest
+   * one in the MPA startup instead of being refused. Together they keep one address that opens
+   * connections and sends nothing from locking healthy clients out (docs/reliability.md,
+   * "Admission").
+   */
+  public int maxStartupConnectionsPerSource() {
+    return maxStartupConnectionsPerSource;
+  }
+
+  /** {@return whether connections set {@code SO_KEEPALIVE}} (default false) */
+  public boolean tcpKeepAlive() {
+    return tcpKeepAlive;
+  }
+
+  /**
+   * {@return the idle time before the first keepalive probe ({@code TCP_KEEPIDLE}), or null for
+   * the operating system's default}; used only with {@link #tcpKeepAlive()}
+   */
+  public java.time.Duration tcpKeepIdle() {
+    return tcpKeepIdle;
+  }
+
+  /**
+   * {@return the time between keepalive probes ({@code TCP_KEEPINTVL}), or null for the
+   * operating system's default}; used only with {@link #tcpKeepAlive()}
+   */
+  public java.time.Duration tcpKeepInterval() {
+    return tcpKeepInterval;
+  }
+
+  /**
+   * {@return the unanswered keepalive probes before the connection is dropped
+   * ({@code TCP_KEEPCNT}), or 0 for the operating system's default}; used only with
+   * {@link #tcpKeepAlive()}
+   */
+  public int tcpKeepCount() {
+    return tcpKeepCount;
+  }
+
+  /**
+   * {@return how long sent data may stay unacknowledged before the kernel drops the connection
+   * ({@code TCP_USER_TIMEOUT}, Linux, epoll transport only), or null for the operating system's
+   * default}
+   */
+  public java.time.Duration tcpUserTimeout() {
+    return tcpUserTimeout;
+  }
+
   @Override
   public String toString() {
     return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
@@ -268,7 +339,11 @@ public final class DeviceConfig {
         + ", writeBufferWaterMark="
         + writeBufferLowWaterMark + "/" + writeBufferHighWaterMark + ", rfc7306=" + rfc7306
         + ", readResponseCopyBudget=" + readResponseCopyBudget + (jmx ? ", jmx" : "")
-        + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "") + '}';
+        + (pcapDirectory != null ? ", pcap=" + pcapDirectory : "")
+        + ", maxStartupConnectionsPerSource=" + maxStartupConnectionsPerSource
+        + (tcpKeepAlive ? ", tcpKeepAlive=" + tcpKeepIdle + "/" + tcpKeepInterval + "/"
+            + tcpKeepCount : "")
+        + (tcpUserTimeout != null ? ", tcpUserTimeout=" + tcpUserTimeout : "") + '}';
   }
 
   /**
@@ -301,8 +376,82 @@ public final class DeviceConfig {
     private int writeBufferLowWaterMark = 256 * 1024;
     private int writeBufferHighWaterMark = 512 * 1024;
     private long readResponseCopyBudget = ReadResponseCopyBudget.DEFAULT_CAPACITY;
+    private int maxStartupConnectionsPerSource = DEFAULT_MAX_STARTUP_CONNECTIONS_PER_SOURCE;
+    private boolean tcpKeepAlive;
+    private java.time.Duration tcpKeepIdle;
+    private java.time.Duration tcpKeepInterval;
+    private int tcpKeepCount;
+    private java.time.Duration tcpUserTimeout;
 
     private Builder() {
+    }
+
+    /**
+     * Sets the most accepted connections from one source address in the MPA startup at once
+     * (default {@value DeviceConfig#DEFAULT_MAX_STARTUP_CONNECTIONS_PER_SOURCE}; see
+     * {@link DeviceConfig#maxStartupConnectionsPerSource()}).
+     *
+     * @param n at least 1
+     * @return this builder
+     */
+    public Builder maxStartupConnectionsPerSource(int n) {
+      this.maxStartupConnectionsPerSource =
+          ConfigChecks.atLeast("maxStartupConnectionsPerSource", n, 1);
+      return this;
+    }
+
+    /**
+     * Turns {@code SO_KEEPALIVE} on or off for every connection (default off) with the
+     * operating system's probe timing.
+     *
+     * @param on whether to send keepalive probes
+     * @return this builder
+     */
+    public Builder tcpKeepAlive(boolean on) {
+      this.tcpKeepAlive = on;
+      if (!on) {
+        tcpKeepIdle = null;
+        tcpKeepInterval = null;
+        tcpKeepCount = 0;
+      }
+      return this;
+    }
+
+    /**
+     * Turns {@code SO_KEEPALIVE} on with this probe timing ({@code TCP_KEEPIDLE},
+     * {@code TCP_KEEPINTVL}, {@code TCP_KEEPCNT}): a peer that stops answering is dropped after
+     * about {@code idle + count * interval} of silence, and its queue pair goes to ERROR.
+     *
+     * @param idle silence before the first probe, 1 s to 32767 s, whole seconds
+     * @param interval time between probes, 1 s to 32767 s, whole seconds
+     * @param count probes unanswered before the drop, 1 to 127
+     * @return this builder
+     */
+    public Builder tcpKeepAlive(java.time.Duration idle, java.time.Duration interval, int count) {
+      this.tcpKeepIdle = ConfigChecks.wholeSeconds("tcpKeepIdle", idle, 32767);
+      this.tcpKeepInterval = ConfigChecks.wholeSeconds("tcpKeepInterval", interval, 32767);
+      this.tcpKeepCount = ConfigChecks.range("tcpKeepCount", count, 1, 127, "");
+      this.tcpKeepAlive = true;
+      return this;
+    }
+
+    /**
+     * Sets {@code TCP_USER_TIMEOUT} for every connection: data the peer leaves unacknowledged
+     * this long (a peer that stalls, or a path that died) makes the kernel drop the connection,
+     * and its queue pair goes to ERROR with its work flushed. Linux with the epoll transport
+     * only; on NIO it is not applied (the device logs a warning when it opens). Default: the
+     * operating system's (none: TCP retransmits for about 15 minutes).
+     *
+     * @param timeout 1 ms to 2^31 - 1 ms, or null for the operating system's default
+     * @return this builder
+     */
+    public Builder tcpUserTimeout(java.time.Duration timeout) {
+      if (timeout != null && (timeout.toMillis() < 1 || timeout.toMillis() > Integer.MAX_VALUE)) {
+        throw new IllegalArgumentException("tcpUserTimeout must be 1 ms to 2^31 - 1 ms, got "
+            + timeout);
+      }
+      this.tcpUserTimeout = timeout;
+      return this;
     }
 
     /**

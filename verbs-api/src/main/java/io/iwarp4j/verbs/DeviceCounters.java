@@ -2,6 +2,7 @@ package io.iwarp4j.verbs;
 
 import io.iwarp4j.rdmap.RdmapCounters;
 import java.util.Arrays;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A device's counters ({@link RdmaDevice#counters}): those of its open queue pairs, and the sum
@@ -9,6 +10,13 @@ import java.util.Arrays;
  * created or closed; summing allocates nothing.
  */
 final class DeviceCounters {
+  /** Accepted connections closed because their source had too many in MPA startup. */
+  final LongAdder startupRefusedPerSource = new LongAdder();
+  /** Accepted connections closed because the device was full and none was in MPA startup. */
+  final LongAdder startupRefusedDeviceFull = new LongAdder();
+  /** Connections in MPA startup closed (oldest first) to make room for a new one. */
+  final LongAdder startupEvicted = new LongAdder();
+
   private final Object lock = new Object();
   /** The counters of the open queue pairs; copied on change, so summing allocates nothing. */
   private RdmapCounters[] live = new RdmapCounters[0];

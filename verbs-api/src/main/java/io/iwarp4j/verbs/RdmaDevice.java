@@ -91,10 +91,24 @@ public final class RdmaDevice implements AutoCloseable {
   private final ReadResponseCopyBudget readResponseCopies;
   /** Connections reserved against {@link DeviceConfig#maxConnections()}. */
   private final AtomicInteger connections = new AtomicInteger();
+  /** Accepted connections in the MPA startup, per source (DeviceConfig admission settings). */
+  private final StartupAdmission admission;
+  /**
+   * On a connection that gave up its reservation: TRUE when evicted (its evictor holds the
+   * reservation now), FALSE when it closed and released it.
+   */
+  private static final io.netty.util.AttributeKey<Boolean> RESERVATION_HANDED_OVER =
+      io.netty.util.AttributeKey.valueOf(RdmaDevice.class, "reservationHandedOver");
 
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
     this.readResponseCopies = new ReadResponseCopyBudget(config.readResponseCopyBudget());
+    this.admission = new StartupAdmission(config.maxStartupConnectionsPerSource(), deviceCounters);
+    if (config.tcpUserTimeout() != null
+        && config.transport().mpa().resolve() != io.iwarp4j.mpa.Transport.EPOLL) {
+      log.warn("DeviceConfig.tcpUserTimeout {} is not applied: the NIO transport has no "
+          + "TCP_USER_TIMEOUT (docs/configuration.md)", config.tcpUserTimeout());
+    }
     this.transport = config.transport().mpa().resolve();
     this.name = "iwarp4j-" + DEVICES.incrementAndGet();
     this.stags = new StagTable(config.maxMemoryRegions());
@@ -388,14 +402,25 @@ public final class RdmaDevice implements AutoCloseable {
         .childHandler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
-            if (!reserveConnection()) {
-              // Beyond DeviceConfig.maxConnections: refused before a single octet is read.
+            if (!admission.enter(ch)) {
+              // Its source has maxStartupConnectionsPerSource in the MPA startup already.
+              log.debug("{} refusing {}: {} connections from its address in MPA startup "
+                  + "(DeviceConfig.maxStartupConnectionsPerSource)", name, ch.remoteAddress(),
+                  config.maxStartupConnectionsPerSource());
+              ch.close();
+              return;
+            }
+            if (!reserveConnection() && !evictForRoom(ch)) {
+              admission.leave(ch);
+              deviceCounters.startupRefusedDeviceFull.increment();
               log.debug("{} refusing {}: {} connections open (DeviceConfig.maxConnections)",
                   name, ch.remoteAddress(), config.maxConnections());
               ch.close();
               return;
             }
+            ch.closeFuture().addListener(f -> admission.leave(ch));
             track(ch);
+            applyTcpLiveness(ch);
             capture(ch);
             MpaResponderHandler responder = new MpaResponderHandler(settings);
             ch.pipeline().addLast("mpa", responder)
@@ -479,6 +504,7 @@ public final class RdmaDevice implements AutoCloseable {
           @Override
           protected void initChannel(Channel ch) {
             track(ch);
+            applyTcpLiveness(ch);
             capture(ch);
             ch.pipeline().addLast("mpa", initiator).addLast(ConnectionHandler.NAME, handler);
             initiator.handshakeFuture().addListener(f -> setup.onHandshake(f, ch));
@@ -491,6 +517,24 @@ public final class RdmaDevice implements AutoCloseable {
       }
     });
     return setup.result();
+  }
+
+  /** DeviceConfig's TCP keepalive and TCP_USER_TIMEOUT, on a new connection. */
+  private void applyTcpLiveness(Channel ch) {
+    if (!config.tcpKeepAlive() && config.tcpUserTimeout() == null) {
+      return;
+    }
+    boolean all = io.iwarp4j.mpa.Transport.applyTcpLiveness(ch, config.tcpKeepAlive(),
+        seconds(config.tcpKeepIdle()), seconds(config.tcpKeepInterval()), config.tcpKeepCount(),
+        config.tcpUserTimeout() == null ? 0 : (int) config.tcpUserTimeout().toMillis());
+    if (!all && log.isDebugEnabled()) {
+      log.debug("{}: the {} transport lacks some TCP liveness options of {}", name, transport,
+          config);
+    }
+  }
+
+  private static int seconds(java.time.Duration d) {
+    return d == null ? 0 : (int) d.getSeconds();
   }
 
   private WriteBufferWaterMark waterMark() {
@@ -616,8 +660,48 @@ public final class RdmaDevice implements AutoCloseable {
     channels.add(ch);
     ch.closeFuture().addListener(f -> {
       channels.remove(ch);
-      connections.decrementAndGet();
+      // An evicted connection's reservation went to the connection that evicted it.
+      if (ch.attr(RESERVATION_HANDED_OVER).compareAndSet(null, Boolean.FALSE)) {
+        connections.decrementAndGet();
+      }
     });
+  }
+
+  /**
+   * Beyond {@link DeviceConfig#maxConnections()}: closes the oldest connection still in the MPA
+   * startup and hands its reservation to {@code ch}; beyond the limit and with none in the
+   * startup (or only ones that closed meanwhile, with the limit still reached), false.
+   */
+  private boolean evictForRoom(Channel ch) {
+    for (;;) {
+      Channel oldest = admission.evictOldest(ch);
+      if (oldest == null) {
+        return false;
+      }
+      log.debug("{} evicting {} (oldest in MPA startup) for {}: {} connections open", name,
+          oldest.remoteAddress(), ch.remoteAddress(), config.maxConnections());
+      boolean handedOver = oldest.attr(RESERVATION_HANDED_OVER).compareAndSet(null, Boolean.TRUE);
+      oldest.close();
+      if (handedOver || reserveConnection()) {
+        return true;
+      }
+    }
+  }
+
+  /** The connection left the MPA startup: its MPA Request arrived. Event loop. */
+  void startupDone(Channel ch) {
+    admission.leave(ch);
+  }
+
+  /**
+   * What the listeners did with connections they could not all admit: see
+   * {@link AdmissionCounters}. Callable from any thread.
+   *
+   * @return the counts since the device opened
+   */
+  public AdmissionCounters admissionCounters() {
+    return new AdmissionCounters(deviceCounters.startupRefusedPerSource.sum(),
+        deviceCounters.startupRefusedDeviceFull.sum(), deviceCounters.startupEvicted.sum());
   }
 
   private void checkOpen() {

@@ -540,7 +540,7 @@ public final class MemoryRegion implements AutoCloseable {
       sendViews.releaseAll();
       memory.release();
       if (owner == null && window == null) { // a fast-register region or window keeps its slot for the next registration
-        table.release(StagTable.indexOf(stag));
+        table.release(stag);
         pd.detach();
       }
       if (log.isDebugEnabled()) {

@@ -365,7 +365,7 @@ public final class ProtectionDomain implements AutoCloseable {
           return region;
         } finally {
           if (!done) {
-            table.release(StagTable.indexOf(stag));
+            table.release(stag);
           }
         }
       } finally {

@@ -17,12 +17,17 @@ abstract class StagSlot implements AutoCloseable {
   /** The latest binding, valid or invalidated; null before the first and after close. */
   volatile MemoryRegion binding;
   volatile boolean closed;
+  /** The keys {@link #nextStag()} hands out, a random order of all 256; guarded by the monitor. */
+  private final byte[] keyOrder = new byte[256];
+  /** The position in {@link #keyOrder} of the key last handed out. */
+  private int keyPosition;
 
   StagSlot(StagTable table, ProtectionDomain pd, int stag) {
     this.table = table;
     this.pd = pd;
     this.index = StagTable.indexOf(stag);
     this.stag = stag;
+    table.shuffleKeys(keyOrder, StagTable.keyOf(stag));
   }
 
   /**
@@ -36,14 +41,25 @@ abstract class StagSlot implements AutoCloseable {
   }
 
   /**
-   * An STag for the next binding: this slot's index with its next key (the slot's secret key
-   * step, so the key changes on every binding and cannot be guessed from an old one), like
-   * {@code ib_inc_rkey}. Any key other than the current one is accepted as well.
+   * An STag for the next binding: this slot's index with its next key, like
+   * {@code ib_inc_rkey}, but taken from a random order of all 256 keys drawn when the slot was
+   * allocated (and again after each 255 keys): every key differs from the last 255 handed out,
+   * and no run of old keys tells the next one. Never the current key. Any key other than the
+   * current one is accepted as well.
    *
    * @return the STag to bind with
    */
-  public int nextStag() {
-    return index << 8 | table.nextKey(index);
+  public synchronized int nextStag() {
+    int current = StagTable.keyOf(stag);
+    int key;
+    do {
+      if (++keyPosition == 256) {
+        table.shuffleKeys(keyOrder, keyOrder[255] & 0xFF);
+        keyPosition = 1;
+      }
+      key = keyOrder[keyPosition] & 0xFF;
+    } while (key == current);
+    return index << 8 | key;
   }
 
   /**
@@ -138,7 +154,7 @@ abstract class StagSlot implements AutoCloseable {
     }
     closed = true;
     binding = null;
-    table.release(index);
+    table.release(stag);
     pd.detach();
   }
 

@@ -12,16 +12,24 @@ import java.util.random.RandomGenerator;
  * The STags of one device: maps each STag to its {@link MemoryRegion} and validates tagged
  * accesses against it.
  *
- * <p><b>STag format.</b> {@code STag = index << 8 | key}: a 24-bit slot index and an 8-bit key,
- * compared in full. Index 0 is never handed out, so STags {@code 0x000000xx} are never valid.
- * The first key of a slot is random, and so is the slot's odd key step (also secret); each later
- * registration in the slot takes the previous key plus that step (mod 256). An odd step visits
- * all 256 keys before repeating, so an STag that names a slot's earlier region is refused for
- * the next 255 registrations of that slot, and unlike verbs' {@code ib_inc_rkey} (plus one) the
- * next key cannot be guessed from one stale STag (1 in 128). Fresh slots are used
- * before freed ones, and freed slots are reused oldest first, so a slot comes back as late as
- * possible. Invalidation (local, remote or by deregistration) removes the region from its slot
- * at once; the slot stays reserved until the region is closed.
+ * <p><b>STag format.</b> {@code STag = index << 8 | key}: a 24-bit index and an 8-bit key,
+ * compared in full. The low {@code slotBits} bits of the index name the table slot (an array
+ * element, so lookup is one array read); {@code slotBits} is the fewest bits that hold
+ * {@code capacity}, and the index's other {@code 24 - slotBits} bits are random, so a table of
+ * the default 65,536 slots hands out 15 unpredictable bits per STag (7 index bits and the key).
+ * Slot 0 is never used, so STags whose slot bits are all zero (among them every
+ * {@code 0x000000xx}, the STag 0 that RFC 5040 and verbs reserve) are never valid.
+ *
+ * <p><b>Unpredictable STags</b> (RFC 5040 §8.1.1: STags should be hard to guess). A
+ * registration takes a slot drawn uniformly at random from all free slots (swap-remove from an
+ * array of free slots: O(1), never a collision), and the slot's random index bits and key are
+ * drawn afresh, uniformly from every value except the slot's previous one, so the STag that
+ * named the slot's last region is never handed out again at once. Knowing some live STags
+ * therefore tells nothing about the others: a neighbouring index is live only as often as any
+ * other, and then under a key (and random index bits) of its own. Fast-register regions and
+ * memory windows keep their slot and take their next keys from a random order of all 256 keys
+ * ({@link StagSlot#nextStag()}). Invalidation (local, remote or by deregistration) removes the
+ * region from its slot at once; the slot stays reserved until the region is closed.
  *
  * <p><b>Threading.</b> Event loops call {@link #lookup}, {@link #check},
  * {@link #checkAndPlace} and {@link #remoteInvalidate}: these read one slot of an
@@ -43,15 +51,20 @@ public final class StagTable {
   private final long drainTimeoutNanos;
   private final AtomicInteger nextPdId = new AtomicInteger(1);
 
-  // Guarded by lock: index allocation and per-slot keys (application threads only).
+  /** Bits of an index that name the slot: the fewest that hold {@code capacity}. */
+  private final int slotBits;
+  private final int slotMask;
+  /** Random bits above the slot number in an index, plus the 8 key bits. */
+  private final int tagBits;
+
+  // Guarded by lock: slot allocation (application threads only).
   private final Object lock = new Object();
   private final RandomGenerator keySource;
-  private final byte[] lastKey;
-  private final byte[] keyStep;
-  private int nextFresh = 1;
-  private int[] freeRing = new int[16];
-  private int freeHead;
+  /** The free slots, in {@code free[0..freeCount)}; a registration takes a random one. */
+  private final int[] free;
   private int freeCount;
+  /** The STag each slot last had (0: never used), so its next one can differ. */
+  private final int[] lastStag;
   private int registered;
 
   /** A table of {@link #DEFAULT_CAPACITY} regions with keys from a {@link SecureRandom}. */
@@ -72,8 +85,8 @@ public final class StagTable {
    * A table of {@code capacity} regions.
    *
    * @param capacity most regions registered at once, 1..{@link #MAX_CAPACITY}
-   * @param keySource where the first key of each slot comes from; STags should be hard to
-   *     guess (RFC 5040 §8.1.1 item 8), so use a seeded generator only in tests
+   * @param keySource where slots, random index bits and keys come from; STags should be hard
+   *     to guess (RFC 5040 §8.1.1), so use a seeded generator only in tests
    * @param drainTimeout how long invalidation and deregistration wait for placements in flight
    *     before giving up with an exception (it is reached only if a pin is never released)
    * @throws IllegalArgumentException for a capacity out of range or a non-positive timeout
@@ -90,8 +103,15 @@ public final class StagTable {
     }
     this.capacity = capacity;
     this.slots = new AtomicReferenceArray<>(capacity + 1);
-    this.lastKey = new byte[capacity + 1];
-    this.keyStep = new byte[capacity + 1];
+    this.slotBits = slotBits(capacity);
+    this.slotMask = (1 << slotBits) - 1;
+    this.tagBits = 24 - slotBits + 8;
+    this.free = new int[capacity];
+    for (int i = 0; i < capacity; i++) {
+      free[i] = i + 1;
+    }
+    this.freeCount = capacity;
+    this.lastStag = new int[capacity + 1];
     this.keySource = keySource;
     this.drainTimeoutNanos = drainTimeout.toNanos();
   }
@@ -136,6 +156,23 @@ public final class StagTable {
   }
 
   /**
+   * The table slot {@code stag} names in a table of {@code capacity} regions: the low bits of
+   * its index (see the class comment); the rest of the index is random.
+   *
+   * @param stag the STag
+   * @param capacity the table's capacity
+   * @return the slot, 0..2^24-1 (0 and values above {@code capacity} name no slot)
+   */
+  public static int slotOf(int stag, int capacity) {
+    return (stag >>> 8) & ((1 << slotBits(capacity)) - 1);
+  }
+
+  /** The fewest bits that hold {@code capacity} (slot numbers 1..capacity). */
+  private static int slotBits(int capacity) {
+    return 32 - Integer.numberOfLeadingZeros(capacity);
+  }
+
+  /**
    * The 8-bit key part of an STag.
    *
    * @param stag the STag
@@ -156,11 +193,11 @@ public final class StagTable {
    *     deregistered or carries a stale key
    */
   public MemoryRegion lookup(int stag) {
-    int index = stag >>> 8;
-    if (index == 0 || index > capacity) {
+    int slot = (stag >>> 8) & slotMask;
+    if (slot == 0 || slot > capacity) {
       return null;
     }
-    MemoryRegion r = slots.get(index);
+    MemoryRegion r = slots.get(slot);
     if (r == null || r.stag() != stag || !r.isValid()) {
       return null;
     }
@@ -307,74 +344,82 @@ public final class StagTable {
   }
 
   /**
-   * Reserves a slot and returns the STag for it.
+   * Reserves a random free slot and returns a fresh STag for it: random index bits and key,
+   * never the STag the slot had last.
    *
    * @throws IllegalStateException when {@link #capacity()} regions are registered
    */
   int reserve() {
     synchronized (lock) {
-      int index;
-      int key;
-      if (nextFresh <= capacity) {
-        index = nextFresh++;
-        key = keySource.nextInt(256);
-        keyStep[index] = (byte) (keySource.nextInt(128) << 1 | 1);
-      } else if (freeCount > 0) {
-        index = freeRing[freeHead];
-        freeHead = (freeHead + 1) % freeRing.length;
-        freeCount--;
-        key = (lastKey[index] + keyStep[index]) & 0xFF;
-      } else {
+      if (freeCount == 0) {
         throw new IllegalStateException("STag table full: " + registered
             + " memory regions registered, capacity " + capacity + "; deregister some or use a larger table");
       }
-      lastKey[index] = (byte) key;
+      int pick = keySource.nextInt(freeCount);
+      int slot = free[pick];
+      free[pick] = free[--freeCount];
+      int last = lastStag[slot];
+      long tags = 1L << tagBits; // up to 2^31 (capacity 1)
+      int tag;
+      if (last == 0) {
+        tag = (int) keySource.nextLong(tags);
+      } else {
+        // Uniform over every tag but the last one: last + 1 .. last + 2^tagBits - 1.
+        tag = (int) ((tagOf(last) + 1 + keySource.nextLong(tags - 1)) & (tags - 1));
+      }
+      int stag = (tag >>> 8) << (slotBits + 8) | slot << 8 | (tag & 0xFF);
+      lastStag[slot] = stag;
       registered++;
-      return index << 8 | key;
+      return stag;
+    }
+  }
+
+  /** The random part of an STag: its index bits above the slot, then its key. */
+  private int tagOf(int stag) {
+    return (stag >>> (slotBits + 8)) << 8 | (stag & 0xFF);
+  }
+
+  /**
+   * Fills {@code order} with the 256 keys in a random order that starts with {@code first}:
+   * the keys a fast-register region or window walks through (see {@link StagSlot#nextStag()}).
+   */
+  void shuffleKeys(byte[] order, int first) {
+    for (int k = 0; k < 256; k++) {
+      order[k] = (byte) k;
+    }
+    order[first & 0xFF] = 0;
+    order[0] = (byte) first;
+    synchronized (lock) {
+      for (int i = 255; i > 1; i--) { // Fisher-Yates over positions 1..255
+        int j = 1 + keySource.nextInt(i);
+        byte t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
     }
   }
 
   /**
-   * The next key of a reserved slot, for a fast-register region's next registration: the
-   * previous key plus the slot's secret odd step, as a re-registration of the slot would get
-   * ({@code ib_inc_rkey}, but not guessable from one stale STag).
-   *
-   * @param index a slot reserved by a {@link FastRegisterRegion}
-   * @return the key, 0..255
+   * Returns the slot {@code stag} names for reuse (after its region is closed, or a failed
+   * registration); the slot's next STag will differ from {@code stag}.
    */
-  int nextKey(int index) {
+  void release(int stag) {
     synchronized (lock) {
-      int key = (lastKey[index] + keyStep[index]) & 0xFF;
-      lastKey[index] = (byte) key;
-      return key;
-    }
-  }
-
-  /** Returns a reserved slot for reuse (after its region is closed, or a failed registration). */
-  void release(int index) {
-    synchronized (lock) {
-      if (freeCount == freeRing.length) {
-        int[] bigger = new int[Math.min(freeRing.length * 2, capacity)];
-        for (int i = 0; i < freeCount; i++) {
-          bigger[i] = freeRing[(freeHead + i) % freeRing.length];
-        }
-        freeRing = bigger;
-        freeHead = 0;
-      }
-      freeRing[(freeHead + freeCount) % freeRing.length] = index;
-      freeCount++;
+      int slot = (stag >>> 8) & slotMask;
+      lastStag[slot] = stag;
+      free[freeCount++] = slot;
       registered--;
     }
   }
 
   /** Makes a fully built region visible to readers. */
   void publish(MemoryRegion r) {
-    slots.set(indexOf(r.stag()), r);
+    slots.set((r.stag() >>> 8) & slotMask, r);
   }
 
   /** Makes the region invisible to new lookups; its slot stays reserved. */
   void unpublish(MemoryRegion r) {
-    slots.compareAndSet(indexOf(r.stag()), r, null);
+    slots.compareAndSet((r.stag() >>> 8) & slotMask, r, null);
   }
 
   @Override

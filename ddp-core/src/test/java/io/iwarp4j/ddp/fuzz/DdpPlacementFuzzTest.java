@@ -131,7 +131,8 @@ class DdpPlacementFuzzTest {
       regions.remove(old);
       // The same index again, with a new key: only the new STag may write here.
       MemoryRegion reused = region(pd, LOCAL_WRITE | REMOTE_WRITE, true);
-      if (StagTable.indexOf(reused.stag()) != StagTable.indexOf(stags[4])) {
+      if (StagTable.slotOf(reused.stag(), table.capacity())
+          != StagTable.slotOf(stags[4], table.capacity())) {
         throw new AssertionError("the freed slot was not reused");
       }
 

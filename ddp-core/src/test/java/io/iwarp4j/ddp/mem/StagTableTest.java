@@ -31,7 +31,9 @@ class StagTableTest {
       int stag = r.stag();
       assertEquals(stag >>> 8, StagTable.indexOf(stag));
       assertEquals(stag & 0xFF, StagTable.keyOf(stag));
-      assertTrue(StagTable.indexOf(stag) >= 1 && StagTable.indexOf(stag) <= 8);
+      int slot = StagTable.slotOf(stag, 8);
+      assertTrue(slot >= 1 && slot <= 8, "slot " + slot);
+      assertEquals(slot, StagTable.indexOf(stag) & 0xF, "the slot is the index's low 4 bits");
       assertSame(r, table.lookup(stag));
       assertNull(table.lookup(stag ^ 1), "same index, other key");
       assertNull(table.lookup(stag + (1 << 8)), "other index, same key");
@@ -93,8 +95,8 @@ class StagTableTest {
   }
 
   @Test
-  void reRegistrationOfTheSameIndexGetsANewKeyAndTheOldStagIsRefused() {
-    StagTable table = seededTable(1, 3); // one slot: every registration reuses index 1
+  void reRegistrationOfTheSameSlotGetsANewStagAndTheOldStagIsRefused() {
+    StagTable table = seededTable(1, 3); // one slot: every registration reuses slot 1
     try (ProtectionDomain pd = table.newProtectionDomain()) {
       MemoryRegion first = pd.allocate(64, RW);
       int oldStag = first.stag();
@@ -104,16 +106,19 @@ class StagTableTest {
       int previous = oldStag;
       for (int i = 0; i < 255; i++) {
         try (MemoryRegion again = pd.allocate(64, RW)) {
-          assertEquals(1, StagTable.indexOf(again.stag()));
-          assertNotEquals(previous, again.stag(), "key reused right away");
-          assertTrue(seen.add(again.stag()), "a key of this slot came back within 256 registrations");
-          assertNull(table.lookup(oldStag));
-          assertEquals(StagCheck.INVALID_STAG, table.check(oldStag, again.baseTo(), 1, REMOTE_WRITE, pd));
+          assertEquals(1, StagTable.slotOf(again.stag(), 1));
+          assertNotEquals(previous, again.stag(), "STag reused right away");
+          seen.add(again.stag());
+          if (again.stag() != oldStag) {
+            assertNull(table.lookup(oldStag));
+            assertEquals(StagCheck.INVALID_STAG, table.check(oldStag, again.baseTo(), 1, REMOTE_WRITE, pd));
+          }
           assertEquals(StagCheck.OK, table.check(again.stag(), again.baseTo(), 1, REMOTE_WRITE, pd));
           previous = again.stag();
         }
       }
-      assertEquals(256, seen.size());
+      // One slot leaves 23 random index bits and 8 key bits: 256 draws from 2^31 do not repeat.
+      assertEquals(256, seen.size(), seedNote());
     }
   }
 
@@ -135,7 +140,7 @@ class StagTableTest {
       assertThrows(IllegalStateException.class, () -> pd.allocate(8, 0));
       r.close();
       try (MemoryRegion next = pd.allocate(8, 0)) {
-        assertEquals(StagTable.indexOf(stag), StagTable.indexOf(next.stag()));
+        assertEquals(1, StagTable.slotOf(next.stag(), 1));
         assertNotEquals(stag, next.stag());
         assertNull(table.lookup(stag));
       }
@@ -143,26 +148,36 @@ class StagTableTest {
   }
 
   @Test
-  void freshSlotsAreUsedBeforeFreedOnesAndFreedOnesOldestFirst() {
-    StagTable table = seededTable(4, 5);
+  void slotsAreDrawnAtRandomFromTheFreeOnesAndEachIsUsedOnce() {
+    int capacity = 1024;
+    StagTable table = seededTable(capacity, 5);
+    List<MemoryRegion> regions = new ArrayList<>();
+    Set<Integer> slots = new HashSet<>();
     try (ProtectionDomain pd = table.newProtectionDomain()) {
-      MemoryRegion a = pd.allocate(8, 0);
-      MemoryRegion b = pd.allocate(8, 0);
-      int ia = StagTable.indexOf(a.stag());
-      int ib = StagTable.indexOf(b.stag());
-      a.close();
-      b.close();
-      MemoryRegion c = pd.allocate(8, 0);
-      MemoryRegion d = pd.allocate(8, 0);
-      assertEquals(3, StagTable.indexOf(c.stag()), "fresh slot first");
-      assertEquals(4, StagTable.indexOf(d.stag()));
-      MemoryRegion e = pd.allocate(8, 0);
-      MemoryRegion f = pd.allocate(8, 0);
-      assertEquals(ia, StagTable.indexOf(e.stag()), "oldest freed slot next");
-      assertEquals(ib, StagTable.indexOf(f.stag()));
-      for (MemoryRegion r : List.of(c, d, e, f)) {
-        r.close();
+      int consecutive = 0;
+      int previous = 0;
+      for (int i = 0; i < capacity; i++) {
+        MemoryRegion r = pd.allocate(8, 0);
+        regions.add(r);
+        int slot = StagTable.slotOf(r.stag(), capacity);
+        assertTrue(slot >= 1 && slot <= capacity, "slot " + slot);
+        assertTrue(slots.add(slot), "slot " + slot + " handed out twice");
+        assertSame(r, table.lookup(r.stag()));
+        consecutive += slot == previous + 1 ? 1 : 0;
+        previous = slot;
       }
+      // A counter gives 1023 consecutive pairs; uniform draws about one.
+      assertTrue(consecutive < 16, consecutive + " consecutive slots" + seedNote());
+      assertThrows(IllegalStateException.class, () -> pd.allocate(8, 0), "full");
+      // A freed slot is the only free one, so it comes back, under another STag.
+      MemoryRegion middle = regions.remove(capacity / 2);
+      int stale = middle.stag();
+      middle.close();
+      MemoryRegion again = pd.allocate(8, 0);
+      regions.add(again);
+      assertEquals(StagTable.slotOf(stale, capacity), StagTable.slotOf(again.stag(), capacity));
+      assertNotEquals(stale, again.stag());
+      regions.forEach(MemoryRegion::close);
     }
   }
 

@@ -46,6 +46,11 @@ final class HostilePeer implements AutoCloseable {
     out = socket.getOutputStream();
   }
 
+  /** The local port of the peer's socket. */
+  int localPort() {
+    return socket.getLocalPort();
+  }
+
   /** Sends a well-formed MPA Request: Rev 2, CRC, no Markers, client-server, IRD = ORD = 4. */
   void sendRequest() throws IOException {
     ByteBuf buf = Unpooled.buffer();

@@ -43,6 +43,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class StagSecurityIT {
   private static final int REGIONS = 2;
+  private static final int LIVE = 64;
   private static final int SIZE = 4096;
   private static final long WAIT = 30;
   private static final int ALL = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE
@@ -79,7 +80,7 @@ class StagSecurityIT {
       MemoryRegion fresh = spd.allocate(SIZE, ALL);
       byte[] content = pattern(2, SIZE);
       fresh.buffer().setBytes(0, content);
-      assertEquals(StagTable.indexOf(stale), StagTable.indexOf(fresh.stag()),
+      assertEquals(StagTable.slotOf(stale, REGIONS), StagTable.slotOf(fresh.stag(), REGIONS),
           "the table must hand the freed slot back (it holds " + REGIONS + " regions)");
       assertNotEquals(stale, fresh.stag(), "the re-registered slot kept its key");
       System.out.printf("StagSecurityIT: stale STag 0x%08x, new STag 0x%08x in the same slot%n",
@@ -110,6 +111,78 @@ class StagSecurityIT {
       assertArrayEquals(content, now, "the new region was written through a stale STag");
       other.close();
       fresh.close();
+    }
+  }
+
+  /**
+   * A peer that was advertised one STag of a server with {@value #LIVE} live regions tries the
+   * index on either side of it, with the advertised key and with the next key, one RDMA Write per
+   * connection (a refused Write ends the connection): every guess draws DDP Terminate 1/1/0x00
+   * (invalid STag), and not one octet of any live region changes. With the old sequential
+   * indexes both neighbours were live regions, so a guess that carried their key would have
+   * landed; now a neighbouring index is live only as often as any other and carries random index
+   * bits and key of its own (the bound is StagSecurityTest's).
+   */
+  @Test
+  void neighboursOfAnAdvertisedStagAreRefused() throws Exception {
+    try (RdmaDevice server = RdmaDevice.open(); RdmaDevice client = RdmaDevice.open()) {
+      ProtectionDomain spd = server.allocateProtectionDomain();
+      CompletionQueue scq = server.createCompletionQueue(64);
+      java.util.List<MemoryRegion> live = new java.util.ArrayList<>();
+      java.util.List<byte[]> contents = new java.util.ArrayList<>();
+      for (int i = 0; i < LIVE; i++) {
+        MemoryRegion r = spd.allocate(SIZE, ALL);
+        byte[] content = pattern(100 + i, SIZE);
+        r.buffer().setBytes(0, content);
+        live.add(r);
+        contents.add(content);
+      }
+      int advertised = live.get(LIVE / 2).stag();
+      int index = StagTable.indexOf(advertised);
+      int key = StagTable.keyOf(advertised);
+      int[] guesses = {
+          (index - 1) << 8 | key, (index + 1) << 8 | key,
+          (index - 1) << 8 | ((key + 1) & 0xFF), (index + 1) << 8 | ((key + 1) & 0xFF)};
+      BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
+      RdmaListener listener = server.listen(new InetSocketAddress("127.0.0.1", 0), requests::add);
+      ProtectionDomain cpd = client.allocateProtectionDomain();
+      MemoryRegion src = cpd.allocate(SIZE, ALL);
+      src.buffer().setBytes(0, pattern(1, SIZE));
+      for (int guess : guesses) {
+        QueuePair sqp = server.createQueuePair(spd, QueuePairConfig.builder(scq, scq).build());
+        CompletionQueue ccq = client.createCompletionQueue(16);
+        QueuePair cqp = client.createQueuePair(cpd, QueuePairConfig.builder(ccq, ccq).build());
+        BlockingQueue<ConnectionEvent> events = new LinkedBlockingQueue<>();
+        var connected = client.connect(cqp, listener.localAddress(),
+            ConnectParams.builder().eventListener(events::add).build());
+        ConnectRequest request = requests.poll(WAIT, TimeUnit.SECONDS);
+        assertNotNull(request, "no connect request");
+        request.accept(sqp);
+        connected.get(WAIT, TimeUnit.SECONDS);
+        cqp.postSend(new SendWorkRequest(1).wrId(guess).opcode(WorkRequestOpcode.RDMA_WRITE)
+            .flags(SendFlags.SIGNALED).remote(guess, 0).addSge(src, 0, 64));
+        ConnectionEvent error = null;
+        while (error == null) {
+          ConnectionEvent e = events.poll(WAIT, TimeUnit.SECONDS);
+          assertNotNull(e, String.format("no ERROR event: guess 0x%08x was not refused", guess));
+          if (e.type() == ConnectionEventType.ERROR) {
+            error = e;
+          }
+        }
+        assertEquals(new TerminateInfo(1, 1, 0x00, true), error.terminate(),
+            String.format("guess 0x%08x (advertised 0x%08x): %s", guess, advertised, error));
+        cqp.close();
+        sqp.close();
+        ccq.close();
+      }
+      for (int i = 0; i < LIVE; i++) {
+        byte[] now = new byte[SIZE];
+        live.get(i).buffer().getBytes(0, now);
+        assertArrayEquals(contents.get(i), now, "live region " + i + " changed");
+        live.get(i).close();
+      }
+      System.out.printf("StagSecurityIT: advertised 0x%08x, %d neighbour guesses refused%n",
+          advertised, guesses.length);
     }
   }
 
