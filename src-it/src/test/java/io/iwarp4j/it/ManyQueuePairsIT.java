@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Timeout;
  * 127.0.0.1 with the device defaults (no {@code maxConnections} set: the default must admit
  * them). Each client queue pair does one 8-octet RDMA Write into its own slot of one server
  * region and one Send into a receive its server queue pair posted; every completion is
- * checked, then both devices close. {@code -Diwarp4j.it.scale.connections=N} changes the count.
+ * checked, then both devices close. {@code -Diwarp4j.it.scale.connections=N} in the test JVM
+ * changes the count (from Maven: {@code -Diwarp4j.test.jvm.extra=-Diwarp4j.it.scale.connections=N}).
  *
  * <p>Needs two file descriptors per connection (both ends are here) plus headroom: with a lower
  * limit ({@code ulimit -n}) it skips and says why on stderr.
