@@ -640,11 +640,13 @@ def tables(summary, env, idle, args, failures):
             ", ".join("%s=%s" % kv for kv in sorted(wr["params"].items())),
             "met" if worst < 16 else "**not met**"))
     if idle and "per_qp_total" in idle:
-        out.append("| idle connected QP ≤ 64 KiB heap + direct | %d B (heap %d, direct %d; %d QPs) | %s |" % (
+        # Issue 17's target; the completion queues' share (the pair sizes them at n x 256) apart.
+        out.append("| idle connected QP ≤ 16 KiB heap + direct | %d B (heap %d, direct %d; %d QPs), %s B without the completion queues' entries | %s |" % (
             idle["per_qp_total"], idle["per_qp_heap"], idle["per_qp_direct"], idle["queue_pairs"],
-            "met" if idle["per_qp_total"] <= 65536 else "**not met**"))
+            idle.get("per_qp_without_cq", "?"),
+            "met" if idle["per_qp_total"] <= 16384 else "**not met**"))
     else:
-        out.append("| idle connected QP ≤ 64 KiB heap + direct | %s | — |" % (idle or {}).get("error", "not run"))
+        out.append("| idle connected QP ≤ 16 KiB heap + direct | %s | — |" % (idle or {}).get("error", "not run"))
     if failures:
         out.append("")
         out.append("Failures in this run:")

@@ -21,19 +21,26 @@ import java.util.function.LongConsumer;
  * ({@link io.iwarp4j.ddp.mem.MemoryRegion#receiveView}) is pinned around each copy into it, so a
  * region deregistered while its buffer waits is never written ({@link #place} returns false);
  * any other buffer must stay alive until the id is delivered or {@link #drain drained}. The
- * ring is bounded and preallocated for
- * {@code capacity} posts of {@code maxPieces} pieces; nothing is allocated per post or per
- * segment. Event-loop confined: the dispatcher and the poster share one thread.
+ * ring is bounded by {@code capacity} posts of {@code maxPieces} pieces; it starts with room for
+ * {@value #INITIAL_SLOTS} posts and doubles when a post finds it full (at most log2(capacity / 8)
+ * times over the queue's life), so an idle queue pair does not carry arrays sized by its caps
+ * and a busy one stops allocating once it reached its working depth: nothing is allocated per
+ * post or per segment in steady state. Event-loop confined: the dispatcher and the poster share
+ * one thread.
  */
 public final class UntaggedReceiveQueue {
+  /** Posts the arrays hold at first; they double up to the capacity as posts need. */
+  static final int INITIAL_SLOTS = 8;
+
   private final int maxPieces;
+  private final int capacity;
   /** Piece {@code p} of slot {@code s} lives at index {@code s * maxPieces + p}. */
-  private final ByteBuf[] pieceBuffers;
-  private final int[] pieceIndexes;
-  private final int[] pieceLengths;
-  private final int[] slotPieces;
-  private final int[] slotLengths;
-  private final long[] ids;
+  private ByteBuf[] pieceBuffers;
+  private int[] pieceIndexes;
+  private int[] pieceLengths;
+  private int[] slotPieces;
+  private int[] slotLengths;
+  private long[] ids;
   private int head;
   private int count;
 
@@ -73,13 +80,40 @@ public final class UntaggedReceiveQueue {
           + maxPieces + " pieces is too large");
     }
     this.maxPieces = maxPieces;
-    int n = capacity * maxPieces;
+    this.capacity = capacity;
+    allocate(Math.min(capacity, INITIAL_SLOTS));
+  }
+
+  private void allocate(int slots) {
+    int n = slots * maxPieces;
     pieceBuffers = new ByteBuf[n];
     pieceIndexes = new int[n];
     pieceLengths = new int[n];
-    slotPieces = new int[capacity];
-    slotLengths = new int[capacity];
-    ids = new long[capacity];
+    slotPieces = new int[slots];
+    slotLengths = new int[slots];
+    ids = new long[slots];
+  }
+
+  /** Doubles the arrays (up to the capacity), moving the posted buffers to slots 0..count-1. */
+  private void grow() {
+    ByteBuf[] oldBuffers = pieceBuffers;
+    int[] oldIndexes = pieceIndexes;
+    int[] oldLengths = pieceLengths;
+    int[] oldSlotPieces = slotPieces;
+    int[] oldSlotLengths = slotLengths;
+    long[] oldIds = ids;
+    int oldSlots = oldIds.length;
+    allocate((int) Math.min(capacity, 2L * oldSlots));
+    for (int i = 0; i < count; i++) {
+      int from = head + i >= oldSlots ? head + i - oldSlots : head + i;
+      System.arraycopy(oldBuffers, from * maxPieces, pieceBuffers, i * maxPieces, maxPieces);
+      System.arraycopy(oldIndexes, from * maxPieces, pieceIndexes, i * maxPieces, maxPieces);
+      System.arraycopy(oldLengths, from * maxPieces, pieceLengths, i * maxPieces, maxPieces);
+      slotPieces[i] = oldSlotPieces[from];
+      slotLengths[i] = oldSlotLengths[from];
+      ids[i] = oldIds[from];
+    }
+    head = 0; // the message in progress keeps its cursor: it is relative to the head slot
   }
 
   /**
@@ -162,7 +196,10 @@ public final class UntaggedReceiveQueue {
 
   private void checkNotFull() {
     if (count == ids.length) {
-      throw new IllegalStateException("receive queue full: " + count + " buffers posted");
+      if (count == capacity) {
+        throw new IllegalStateException("receive queue full: " + count + " buffers posted");
+      }
+      grow();
     }
   }
 
@@ -177,7 +214,7 @@ public final class UntaggedReceiveQueue {
    * @return the most buffers the queue holds
    */
   public int capacity() {
-    return ids.length;
+    return capacity;
   }
 
   /**

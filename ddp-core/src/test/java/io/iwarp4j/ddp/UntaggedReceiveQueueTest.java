@@ -75,6 +75,59 @@ class UntaggedReceiveQueueTest {
   }
 
   @Test
+  void theArraysGrowFromEightSlotsToTheCapacityKeepingOrderAndTheMessageInProgress() {
+    UntaggedReceiveQueue q = new UntaggedReceiveQueue(40, 2);
+    long next = 0;
+    for (int i = 0; i < 5; i++) {
+      q.post(target, 0, 0, next++);
+    }
+    for (int i = 0; i < 3; i++) { // head moves to slot 3, so the posts below wrap
+      q.place(null, 0, 0);
+      assertEquals(i, q.complete());
+    }
+    for (int i = 0; i < 6; i++) {
+      q.post(target, 0, 0, next++);
+    }
+    assertEquals(8, q.postedCount());
+    // The head buffer gets a message in progress: 2 octets into its first piece.
+    ByteBuf seg = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4});
+    UntaggedReceiveQueue big = new UntaggedReceiveQueue(40, 2);
+    try {
+      big.post(new GatherList().add(target, 10, 2).add(target, 30, 2), 100);
+      for (int i = 0; i < 7; i++) {
+        big.post(target, 0, 0, 101 + i);
+      }
+      big.place(UlpduPieces.ulpdu(seg, 1), 0, 2);
+      for (int i = 0; i < 32; i++) { // past 8, 16 and 32 slots
+        big.post(target, 0, 0, 108 + i);
+      }
+      assertEquals(40, big.postedCount());
+      assertThrows(IllegalStateException.class, () -> big.post(target, 0, 0, -1));
+      assertNull(big.validate(1, 2, 2));
+      big.place(UlpduPieces.ulpdu(seg, 1), 2, 2);
+      assertEquals(100, big.complete());
+      for (int i = 1; i < 40; i++) {
+        big.place(null, 0, 0);
+        assertEquals(100 + i, big.complete());
+      }
+    } finally {
+      seg.release();
+    }
+    assertEquals(1, target.getByte(10));
+    assertEquals(2, target.getByte(11));
+    assertEquals(3, target.getByte(30));
+    assertEquals(4, target.getByte(31));
+    for (int i = 0; i < 20; i++) { // the wrapped queue grows too and keeps posting order
+      q.post(target, 0, 0, next++);
+    }
+    for (long id = 3; id < next; id++) {
+      q.place(null, 0, 0);
+      assertEquals(id, q.complete());
+    }
+    assertEquals(40, q.capacity());
+  }
+
+  @Test
   void misuseIsRejected() {
     assertThrows(IllegalArgumentException.class, () -> new UntaggedReceiveQueue(0));
     UntaggedReceiveQueue q = new UntaggedReceiveQueue(1);

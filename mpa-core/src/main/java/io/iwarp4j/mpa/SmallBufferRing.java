@@ -15,8 +15,9 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>The ring keeps one reference to each of its buffers and hands out another with each use;
  * the transport releases that one once it wrote the octets, so a buffer whose count is back to 1
- * is free again. Buffers are made on first need, up to {@code maxSlots}: a connection that never
- * has more than a few FPDUs in flight keeps only a few. Writes leave in order, so the next slot
+ * is free again. Buffers (and the array that holds them) are made on first need, up to
+ * {@code maxSlots}: a connection that never has more than a few FPDUs in flight keeps only a
+ * few. Writes leave in order, so the next slot
  * in turn is normally the first to come back; when it is still queued for the socket a new slot
  * is made, and at the limit a one-off buffer comes from the channel's allocator. The ring's own
  * references are released when the channel closes; after that every buffer is a one-off. The
@@ -34,9 +35,13 @@ public final class SmallBufferRing {
   private static final UnpooledByteBufAllocator RING_ALLOCATOR =
       new UnpooledByteBufAllocator(true, true, false);
 
+  /** Slots the array has room for at first; it doubles up to {@code maxSlots} as slots are made. */
+  static final int INITIAL_SLOTS = 4;
+
   private final Channel channel;
   private final int capacity;
-  private final ByteBuf[] ring;
+  private final int maxSlots;
+  private ByteBuf[] ring;
   private int count;
   private int next;
   private boolean closed;
@@ -55,7 +60,8 @@ public final class SmallBufferRing {
     }
     this.channel = channel;
     this.capacity = capacity;
-    this.ring = new ByteBuf[maxSlots];
+    this.maxSlots = maxSlots;
+    this.ring = new ByteBuf[Math.min(maxSlots, INITIAL_SLOTS)];
     channel.closeFuture().addListener(f -> {
       if (channel.eventLoop().inEventLoop()) {
         close();
@@ -96,9 +102,12 @@ public final class SmallBufferRing {
         return b.clear().retain();
       }
     }
-    if (count < ring.length) {
+    if (count < maxSlots) {
       // The slot in turn is still queued for the socket: grow instead of waiting for it. The
       // new slot comes later in the turn; the busy one is looked at first again next time.
+      if (count == ring.length) {
+        ring = java.util.Arrays.copyOf(ring, Math.min(maxSlots, 2 * count));
+      }
       ByteBuf b = RING_ALLOCATOR.directBuffer(capacity, capacity);
       ring[count++] = b;
       return b.retain();

@@ -11,8 +11,9 @@ package io.iwarp4j.rdmap;
  * MAY validate this, §5.2.2; doing so keeps a peer from placing "Read Responses" into any local
  * region that merely grants LOCAL_WRITE).
  *
- * <p>A ring of primitive arrays sized for ORD at construction: nothing is allocated per Read.
- * Event-loop confined.
+ * <p>A ring of primitive arrays that starts with room for {@value #INITIAL_SLOTS} and doubles up to
+ * ORD when a Read finds it full (so an idle queue pair does not carry arrays sized by ORD):
+ * nothing is allocated per Read in steady state. Event-loop confined.
  */
 final class OutstandingReads {
   /** Outcome of {@link #checkAtomicResponse}. */
@@ -37,16 +38,19 @@ final class OutstandingReads {
     OUT_OF_RANGE
   }
 
+  /** Entries the arrays hold at first (a power of two). */
+  static final int INITIAL_SLOTS = 4;
+
   private final int ord;
-  private final int mask;
-  private final long[] positions;
-  private final int[] sinkStags;
-  private final long[] sinkTos;
-  private final long[] lengths;
-  private final long[] placed;
+  private int mask;
+  private long[] positions;
+  private int[] sinkStags;
+  private long[] sinkTos;
+  private long[] lengths;
+  private long[] placed;
   /** The Request Identifier of an Atomic entry; unused for a Read. */
-  private final int[] requestIds;
-  private final boolean[] atomic;
+  private int[] requestIds;
+  private boolean[] atomic;
   private long head;
   private long tail;
 
@@ -56,7 +60,7 @@ final class OutstandingReads {
       throw new IllegalArgumentException("ORD " + ord + " is negative");
     }
     this.ord = ord;
-    int n = RingSize.powerOfTwoAtLeast(Math.max(1, ord));
+    int n = Math.min(INITIAL_SLOTS, RingSize.powerOfTwoAtLeast(Math.max(1, ord)));
     mask = n - 1;
     positions = new long[n];
     sinkStags = new int[n];
@@ -65,6 +69,41 @@ final class OutstandingReads {
     placed = new long[n];
     requestIds = new int[n];
     atomic = new boolean[n];
+  }
+
+  /** Makes room for one more entry: doubles the arrays when they are full (ORD allows more). */
+  private void growIfFull() {
+    int n = positions.length;
+    if (tail - head < n) {
+      return;
+    }
+    int m = n * 2;
+    long[] pos = new long[m];
+    int[] stags = new int[m];
+    long[] tos = new long[m];
+    long[] lens = new long[m];
+    long[] done = new long[m];
+    int[] ids = new int[m];
+    boolean[] atom = new boolean[m];
+    for (long p = head; p < tail; p++) {
+      int from = (int) p & mask;
+      int to = (int) p & (m - 1);
+      pos[to] = positions[from];
+      stags[to] = sinkStags[from];
+      tos[to] = sinkTos[from];
+      lens[to] = lengths[from];
+      done[to] = placed[from];
+      ids[to] = requestIds[from];
+      atom[to] = atomic[from];
+    }
+    positions = pos;
+    sinkStags = stags;
+    sinkTos = tos;
+    lengths = lens;
+    placed = done;
+    requestIds = ids;
+    atomic = atom;
+    mask = m - 1;
   }
 
   /** The ORD this ring enforces. */
@@ -93,6 +132,7 @@ final class OutstandingReads {
     if (!canIssue()) {
       throw new IllegalStateException("ORD " + ord + " RDMA Reads are outstanding");
     }
+    growIfFull();
     int i = (int) tail & mask;
     positions[i] = position;
     sinkStags[i] = sinkStag;
@@ -116,6 +156,7 @@ final class OutstandingReads {
     if (!canIssue()) {
       throw new IllegalStateException("ORD " + ord + " RDMA Reads and Atomics are outstanding");
     }
+    growIfFull();
     int i = (int) tail & mask;
     positions[i] = position;
     sinkStags[i] = resultStag;

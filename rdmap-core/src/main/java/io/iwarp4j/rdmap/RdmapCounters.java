@@ -76,7 +76,16 @@ public final class RdmapCounters {
 
   private static final VarHandle ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
 
-  private final long[] values = new long[LENGTH];
+  /** First index after the two Terminate tables. */
+  private static final int AFTER_TERMINATES = TERMINATES_RECEIVED + TERMINATE_SLOTS;
+
+  /** Every counter but the Terminate tables (indexes past them shifted down). */
+  private final long[] values = new long[LENGTH - 2 * TERMINATE_SLOTS];
+  /**
+   * The two Terminate tables (sent, received), made by the one writer on its first Terminate:
+   * most queue pairs never see one, and the tables are most of the counters' octets.
+   */
+  private volatile long[] terminates;
 
   /**
    * The slot of a layer/type/code triple in a Terminate table: the triple's own slot when each
@@ -179,7 +188,15 @@ public final class RdmapCounters {
    * @return the value
    */
   public long get(int index) {
-    return (long) ELEMENT.getAcquire(values, index);
+    if (index >= TERMINATES_SENT && index < AFTER_TERMINATES) {
+      long[] t = terminates;
+      return t == null ? 0 : (long) ELEMENT.getAcquire(t, index - TERMINATES_SENT);
+    }
+    return (long) ELEMENT.getAcquire(values, valueIndex(index));
+  }
+
+  private static int valueIndex(int index) {
+    return index < TERMINATES_SENT ? index : index - 2 * TERMINATE_SLOTS;
   }
 
   /**
@@ -189,12 +206,25 @@ public final class RdmapCounters {
    */
   public void addTo(long[] into) {
     for (int i = 0; i < LENGTH; i++) {
-      into[i] += (long) ELEMENT.getAcquire(values, i);
+      into[i] += get(i);
     }
   }
 
   private void add(int index, long delta) {
+    long[] array;
+    int i;
+    if (index >= TERMINATES_SENT && index < AFTER_TERMINATES) {
+      array = terminates;
+      if (array == null) {
+        array = new long[2 * TERMINATE_SLOTS];
+        terminates = array; // volatile: readers see a zeroed table
+      }
+      i = index - TERMINATES_SENT;
+    } else {
+      array = values;
+      i = valueIndex(index);
+    }
     // Single writer: a plain read of its own last store, then a release store for readers.
-    ELEMENT.setRelease(values, index, (long) ELEMENT.get(values, index) + delta);
+    ELEMENT.setRelease(array, i, (long) ELEMENT.get(array, i) + delta);
   }
 }

@@ -85,7 +85,7 @@ public final class RdmapEndpoint {
   private final RdmapEndpointListener listener;
   private final ProtectionDomain pd;
   private final RdmapReceiver receiver;
-  private final LocalOperations operations = new LocalOperations(64);
+  private final LocalOperations operations = new LocalOperations(8);
   private final OutstandingReads reads;
   private final ReadResponder responder;
   /** Whether the RFC 7306 opcodes are accepted and may be issued on this stream. */

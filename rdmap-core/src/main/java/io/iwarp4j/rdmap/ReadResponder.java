@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
 final class ReadResponder {
   private static final Logger log = LoggerFactory.getLogger(ReadResponder.class);
   private static final int READ_RESPONSE = RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE);
+  /** Entries the in-flight arrays hold at first (a power of two). */
+  static final int INITIAL_SLOTS = 4;
 
   private final DdpStream stream;
   private final StagTable stags;
@@ -65,12 +67,16 @@ final class ReadResponder {
   private final ReadResponseCopyBudget snapshots;
   private final RdmapCounters counters;
   private final int ird;
-  private final int mask;
+  /** Responses in flight the arrays may hold: the IRD rounded up to a power of two. */
+  private final int maxSlots;
+  // The arrays start with room for INITIAL_SLOTS and double, up to maxSlots, when a response
+  // finds them full: an idle queue pair does not carry arrays sized by its IRD.
+  private int mask;
   /** The pinned source of each zero-copy response in flight; null for the others. */
-  private final MemoryRegion[] regions;
+  private MemoryRegion[] regions;
   /** The octets each snapshot in flight charged to the budget; 0 for the others. */
-  private final long[] charged;
-  private final long[] txSeqs;
+  private long[] charged;
+  private long[] txSeqs;
   private final GatherList source = new GatherList(1);
   private long head;
   private long tail;
@@ -98,11 +104,31 @@ final class ReadResponder {
     this.snapshots = snapshots;
     this.counters = counters;
     this.ird = ird;
-    int n = RingSize.powerOfTwoAtLeast(Math.max(1, ird));
+    maxSlots = RingSize.powerOfTwoAtLeast(Math.max(1, ird));
+    int n = Math.min(maxSlots, INITIAL_SLOTS);
     mask = n - 1;
     regions = new MemoryRegion[n];
     charged = new long[n];
     txSeqs = new long[n];
+  }
+
+  /** Doubles the arrays, keeping the responses in flight at their positions. */
+  private void grow() {
+    int m = regions.length * 2;
+    MemoryRegion[] r = new MemoryRegion[m];
+    long[] c = new long[m];
+    long[] t = new long[m];
+    for (long p = head; p < tail; p++) {
+      int from = (int) p & mask;
+      int to = (int) p & (m - 1);
+      r[to] = regions[from];
+      c[to] = charged[from];
+      t[to] = txSeqs[from];
+    }
+    regions = r;
+    charged = c;
+    txSeqs = t;
+    mask = m - 1;
   }
 
   /** Requests delivered whose response the transport has not taken yet. */
@@ -284,7 +310,10 @@ final class ReadResponder {
 
   private void add(MemoryRegion region, long chargedOctets, long txSeq) {
     if (tail - head == regions.length) {
-      throw new IllegalStateException("more than IRD " + ird + " Read Responses in flight");
+      if (regions.length == maxSlots) {
+        throw new IllegalStateException("more than IRD " + ird + " Read Responses in flight");
+      }
+      grow();
     }
     int i = (int) tail & mask;
     regions[i] = region;

@@ -37,6 +37,31 @@ class OutstandingReadsTest {
   }
 
   @Test
+  void theRingGrowsUpToOrdKeepingTheOldestReadPartlyPlacedAndTheOrder() {
+    OutstandingReads reads = new OutstandingReads(16);
+    reads.add(100, STAG, TO, 10);
+    reads.add(101, STAG, TO + 10, 10);
+    assertEquals(100, reads.completeOldest()); // head moves, so the entries below wrap
+    for (int i = 2; i < 6; i++) {
+      reads.add(100 + i, STAG, TO + 10L * i, 10);
+    }
+    assertEquals(OK, reads.checkSegment(STAG, TO + 10, 4, false)); // 101 partly placed
+    for (int i = 6; i < 17; i++) { // past 4 and 8 entries, to ORD
+      reads.add(100 + i, STAG, TO + 10L * i, 10);
+    }
+    assertEquals(16, reads.size());
+    assertFalse(reads.canIssue());
+    assertEquals(OUT_OF_RANGE, reads.checkSegment(STAG, TO + 10, 6, true), "placed octets kept");
+    assertEquals(OK, reads.checkSegment(STAG, TO + 14, 6, true));
+    for (int i = 1; i < 17; i++) {
+      if (i > 1) {
+        assertEquals(OK, reads.checkSegment(STAG, TO + 10L * i, 10, true));
+      }
+      assertEquals(100 + i, reads.completeOldest());
+    }
+  }
+
+  @Test
   void segmentsMustContinueTheOldestReadExactly() {
     OutstandingReads reads = new OutstandingReads(4);
     reads.add(7, STAG, TO, 100);

@@ -33,6 +33,16 @@ public final class DeviceConfig {
    */
   public static final int DEFAULT_MAX_STARTUP_CONNECTIONS_PER_SOURCE = 64;
 
+  /**
+   * The default {@link #maxConnections()}: 16384 (2^14), room for a server's peers (10,000
+   * connected queue pairs on one device are tested) while a flood of connections that never
+   * finish their MPA startup holds at most that many sockets.
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS = 1 << 14;
+
+  /** The default {@link #maxQueuePairs()}: 16384 (2^14), as many as connections. */
+  public static final int DEFAULT_MAX_QUEUE_PAIRS = 1 << 14;
+
   private static final DeviceConfig DEFAULTS = builder().build();
 
   private final Transport transport;
@@ -143,7 +153,10 @@ public final class DeviceConfig {
    * TCP accept (or connect) on: it also bounds connections still in the MPA startup, with no
    * queue pair yet. One accepted beyond it closes the oldest connection still in the MPA
    * startup (see {@link #maxStartupConnectionsPerSource()}), or with none there is closed
-   * before anything is read; {@link RdmaDevice#connect} beyond it throws.
+   * before anything is read; {@link RdmaDevice#connect} beyond it throws. Default {@value
+   * #DEFAULT_MAX_CONNECTIONS}: a server's worth of peers, while bounding what peers can hold
+   * without the application's consent (connections in the MPA startup: one socket, one file
+   * descriptor and its channel state each).
    */
   public int maxConnections() {
     return maxConnections;
@@ -354,8 +367,8 @@ public final class DeviceConfig {
     private Transport transport = Transport.AUTO;
     private int eventLoopThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
     private MpaSettings mpaSettings = MpaSettings.defaults();
-    private int maxQueuePairs = 1024;
-    private int maxConnections = 1024;
+    private int maxQueuePairs = DEFAULT_MAX_QUEUE_PAIRS;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
     private int maxMemoryRegions = StagTable.DEFAULT_CAPACITY;
     private int maxCqe = 1 << 20;
     private int maxSendWr = 1 << 14;
@@ -488,7 +501,8 @@ public final class DeviceConfig {
     }
 
     /**
-     * Sets the most queue pairs open at once (default 1024).
+     * Sets the most queue pairs open at once (default
+     * {@value DeviceConfig#DEFAULT_MAX_QUEUE_PAIRS}).
      *
      * @param n at least 1
      * @return this builder
@@ -500,7 +514,8 @@ public final class DeviceConfig {
 
     /**
      * Sets the most TCP connections open at once, including those still in the MPA startup
-     * (default 1024; see {@link DeviceConfig#maxConnections()}).
+     * (default {@value DeviceConfig#DEFAULT_MAX_CONNECTIONS}; see
+     * {@link DeviceConfig#maxConnections()}).
      *
      * @param n at least 1
      * @return this builder

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 class DeviceConfigLimitsTest {
 
   @Test
-  void maxConnectionsDefaultsTo1024AndIsIndependentOfMaxQueuePairs() {
-    assertEquals(1024, DeviceConfig.defaults().maxConnections());
+  void maxConnectionsDefaultsTo16384AndIsIndependentOfMaxQueuePairs() {
+    assertEquals(16384, DeviceConfig.defaults().maxConnections());
+    assertEquals(16384, DeviceConfig.defaults().maxQueuePairs());
     DeviceConfig c = DeviceConfig.builder().maxConnections(2).maxQueuePairs(16).build();
     assertEquals(2, c.maxConnections());
     assertEquals(16, c.maxQueuePairs());

@@ -1,5 +1,6 @@
 package io.iwarp4j.benchmarks.suite;
 
+import io.iwarp4j.verbs.CompletionQueue;
 import io.netty.util.internal.PlatformDependent;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
@@ -10,7 +11,11 @@ import java.lang.management.ManagementFactory;
  * pool) after a full GC, before and after connecting {@code n} queue pairs between two devices
  * (device defaults: 128 send and 128 receive slots, 4 SGEs, IRD/ORD 16; CRC on). Both ends
  * live in this JVM, so the difference is divided by 2n queue pairs; it includes the two
- * devices' fixed costs (event loops, STag tables), so it overestimates a little.
+ * devices' fixed costs (event loops, STag tables), so it overestimates a little. It also
+ * includes the two completion queues, which the pair sizes at {@code n × 256} entries so that
+ * no completion can overrun; their share is measured apart afterwards (two more completion
+ * queues of that size on the same devices) and reported as {@code per_qp_cq}, with
+ * {@code per_qp_without_cq} the rest: what each queue pair costs on its own.
  *
  * <p>Prints a human line and a last line {@code JSON {...}} for the suite runner.
  */
@@ -33,6 +38,7 @@ public final class IdleQpMemory {
     }
     long[] before = measure();
     long[] after;
+    long cqBytes;
     String transport;
     try (VerbsPair pair = new VerbsPair(n, true, 128, 128, 16, null)) {
       after = measure();
@@ -45,17 +51,30 @@ public final class IdleQpMemory {
           throw new IllegalStateException("queue pair " + i + " is " + pair.clientQps[i].state());
         }
       }
+      // The two completion queues' share: two more of the same size, measured on their own.
+      int cqe = pair.clientCq.capacity();
+      CompletionQueue a = pair.clientDevice.createCompletionQueue(cqe);
+      CompletionQueue b = pair.serverDevice.createCompletionQueue(cqe);
+      long[] withCqs = measure();
+      cqBytes = withCqs[0] + withCqs[1] - after[0] - after[1];
+      a.close();
+      b.close();
     }
     long heap = after[0] - before[0];
     long direct = after[1] - before[1];
     int qps = 2 * n;
+    long total = (heap + direct) / qps;
+    long cq = cqBytes / qps;
     System.out.printf("%d connections (%d queue pairs): heap %+d octets, direct %+d octets;"
-            + " per queue pair: heap %d, direct %d, total %d octets (target <= 65536)%n", n, qps,
-        heap, direct, heap / qps, direct / qps, (heap + direct) / qps);
+            + " per queue pair: heap %d, direct %d, total %d octets, of which %d are the"
+            + " completion queues' entries (n x 256 per queue): %d without them"
+            + " (target <= 16384)%n", n, qps, heap, direct, heap / qps, direct / qps, total, cq,
+        total - cq);
     System.out.printf("JSON {\"connections\": %d, \"queue_pairs\": %d, \"heap_bytes\": %d,"
             + " \"direct_bytes\": %d, \"per_qp_heap\": %d, \"per_qp_direct\": %d,"
-            + " \"per_qp_total\": %d, \"transport\": \"%s\"}%n", n, qps, heap, direct,
-        heap / qps, direct / qps, (heap + direct) / qps, transport);
+            + " \"per_qp_total\": %d, \"per_qp_cq\": %d, \"per_qp_without_cq\": %d,"
+            + " \"transport\": \"%s\"}%n", n, qps, heap, direct, heap / qps, direct / qps, total,
+        cq, total - cq, transport);
   }
 
   /** Heap used and direct memory used after a full collection. */

@@ -39,6 +39,9 @@ import java.util.function.Supplier;
  * @param <E> the entry type, which holds one work request and the engine's state for it
  */
 public abstract class WorkQueue<W, E> {
+  /** Table slots at first (a power of two); the table doubles up to the depth as needed. */
+  static final int INITIAL_TABLE = 8;
+
   private final String kind;
   private final int depth;
   private final MpscSlotRing<E> ring;
@@ -56,8 +59,10 @@ public abstract class WorkQueue<W, E> {
    * makes a poster look again.
    */
   private long retiredSeen;
-  private final Object[] table;
-  private final int mask;
+  /** Event loop only; grows by doubling, up to {@link #maxTable}, when it is full. */
+  private Object[] table;
+  private int mask;
+  private final int maxTable;
   private final MpscSlotRing.Taker<E> take = this::take;
   private final Supplier<? extends E> entryFactory;
 
@@ -85,10 +90,12 @@ public abstract class WorkQueue<W, E> {
     if (size < depth) {
       size <<= 1;
     }
-    // Entries are made on first use: an idle queue pair costs two arrays of references, not
-    // 2 x depth work requests with their scatter/gather lists.
-    this.table = new Object[size];
-    this.mask = size - 1;
+    // Entries are made on first use and the table grows with the work requests outstanding: an
+    // idle queue pair costs two small arrays of references, not 2 x depth work requests with
+    // their scatter/gather lists; a busy one stops allocating once it reached its working depth.
+    this.maxTable = size;
+    this.table = new Object[Math.min(size, INITIAL_TABLE)];
+    this.mask = table.length - 1;
   }
 
   /**
@@ -186,6 +193,7 @@ public abstract class WorkQueue<W, E> {
   public final void postOnLoop(W wr) {
     takeCredit();
     drain();
+    growIfFull();
     int i = (int) at.tail & mask;
     @SuppressWarnings("unchecked")
     E entry = (E) table[i]; // retired or never made: the credit leaves fewer than depth live
@@ -213,12 +221,31 @@ public abstract class WorkQueue<W, E> {
    */
   @SuppressWarnings("unchecked")
   private E take(E taken) {
+    growIfFull();
     int i = (int) at.tail & mask;
     E retired = (E) table[i];
     table[i] = taken;
     load(taken);
     at.tail++;
     return retired;
+  }
+
+  /**
+   * Doubles the table when every slot holds an outstanding work request (the credits allow more,
+   * up to the depth): the outstanding entries move to their slots in the larger table. There
+   * are no retired entries to keep, since the table was full of outstanding ones.
+   */
+  private void growIfFull() {
+    if (at.tail - at.head < table.length || table.length == maxTable) {
+      return;
+    }
+    Object[] bigger = new Object[table.length * 2];
+    int biggerMask = bigger.length - 1;
+    for (long seq = at.head; seq < at.tail; seq++) {
+      bigger[(int) seq & biggerMask] = table[(int) seq & mask];
+    }
+    table = bigger;
+    mask = biggerMask;
   }
 
   /** The table entry of sequence number {@code seq}, taken from the ring and not retired. */

@@ -10,8 +10,9 @@ import java.util.function.Supplier;
 /**
  * A bounded ring of reusable slot objects that hands work from any number of producer threads to
  * one consumer, an event loop, with no lock and, once each slot has been used, no allocation.
- * A slot's object is made the first time the slot is used (so an idle ring costs an array of
- * empty slots, not {@code capacity} objects) and reused from then on.
+ * A slot's object is made the first time the slot is used (so an idle ring costs two arrays of
+ * {@code capacity} entries, one reference and one {@code int} sequence per slot, about 8 octets
+ * a slot, not {@code capacity} objects) and reused from then on.
  *
  * <h2>Use</h2>
  * A producer {@link #claim()}s a ticket (or learns at once that the ring is full), fills
@@ -41,7 +42,7 @@ import java.util.function.Supplier;
  *       acquire (directly, or through the cached limit, itself written with release and read
  *       with acquire), so the consumer's last reads of a slot happen-before the next
  *       producer's writes to it.</li>
- *   <li>Publishing: the slot's sequence is set to {@code t + 1} with a volatile write after
+ *   <li>Publishing: the slot's sequence is set to {@code 2(t + 1)} with a volatile write after
  *       the producer filled the slot; the consumer reads it with acquire before visiting, so
  *       the filling happens-before the visit.</li>
  *   <li>Wake-up: the producer does volatile write (publish) then volatile read (drain state);
@@ -79,40 +80,22 @@ public final class MpscSlotRing<T> {
   private static final long IDLE = 0;
   private static final long SCHEDULED = 1;
 
-  private static final VarHandle SEQ;
+  /** Element access to {@link #seqs}. */
+  private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(int[].class);
 
-  static {
-    try {
-      SEQ = MethodHandles.lookup().findVarHandle(Slot.class, "seq", long.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /** One preallocated slot; {@code seq == t + 1} once ticket {@code t} is published. */
-  private static final class Slot<T> {
-    // Made by whoever owns the slot first (the producer that claimed it, or the consumer
-    // visiting it); the owner hand-off (seq, consumerIndex) publishes it to the next owner.
-    T item;
-    long seq;
-    // Written by the producer before its volatile publish, read and cleared by the consumer.
-    boolean abandoned;
-
-    Slot(T item) {
-      this.item = item;
-    }
-
-    T item(Supplier<? extends T> factory) {
-      T i = item;
-      if (i == null) {
-        i = Objects.requireNonNull(factory.get(), "slotFactory returned null");
-        item = i;
-      }
-      return i;
-    }
-  }
-
-  private final Slot<T>[] slots;
+  /**
+   * Per slot, the sequence: {@link #published published(t)} once ticket {@code t} is published,
+   * that plus 1 once it is abandoned. It holds the low 32 bits of {@code 2(t + 1)}: values of
+   * one slot's consecutive laps differ by {@code 2 × slots} (at most 2^25), so they never
+   * collide, and the flat array costs 4 octets a slot where a slot object cost 32.
+   */
+  private final int[] seqs;
+  /**
+   * Per slot, its object: made by whoever owns the slot first (the producer that claimed it, or
+   * the consumer visiting it); the owner hand-off (sequence, consumerIndex) publishes it to the
+   * next owner.
+   */
+  private final Object[] items;
   private final Supplier<? extends T> slotFactory;
   private final int mask;
   private final int capacity;
@@ -148,14 +131,9 @@ public final class MpscSlotRing<T> {
       size <<= 1;
     }
     this.mask = size - 1;
-    @SuppressWarnings("unchecked")
-    Slot<T>[] array = (Slot<T>[]) new Slot<?>[size];
-    array[0] = new Slot<>(Objects.requireNonNull(slotFactory.get(),
-        "slotFactory returned null"));
-    for (int i = 1; i < size; i++) {
-      array[i] = new Slot<>(null);
-    }
-    this.slots = array;
+    this.seqs = new int[size];
+    this.items = new Object[size];
+    items[0] = Objects.requireNonNull(slotFactory.get(), "slotFactory returned null");
     this.producerLimit = new PaddedLong(capacity);
   }
 
@@ -198,7 +176,23 @@ public final class MpscSlotRing<T> {
    * @return the slot's object
    */
   public T slot(long ticket) {
-    return slots[(int) ticket & mask].item(slotFactory);
+    return item((int) ticket & mask);
+  }
+
+  /** The object of slot {@code i}, made now if the slot never had one. */
+  @SuppressWarnings("unchecked")
+  private T item(int i) {
+    Object o = items[i];
+    if (o == null) {
+      o = Objects.requireNonNull(slotFactory.get(), "slotFactory returned null");
+      items[i] = o;
+    }
+    return (T) o;
+  }
+
+  /** The sequence of a published ticket {@code t}: the low 32 bits of {@code 2(t + 1)}. */
+  private static int published(long ticket) {
+    return (int) ((ticket + 1) << 1);
   }
 
   /**
@@ -210,8 +204,8 @@ public final class MpscSlotRing<T> {
    * @throws IllegalStateException if the ticket was already published
    */
   public void publish(long ticket) {
-    Slot<T> slot = checkedSlot(ticket);
-    SEQ.setVolatile(slot, ticket + 1);
+    int i = checkedSlot(ticket);
+    SEQ.setVolatile(seqs, i, published(ticket));
     wakeIfIdle();
   }
 
@@ -224,9 +218,8 @@ public final class MpscSlotRing<T> {
    * @throws IllegalStateException if the ticket was already published
    */
   public void abandon(long ticket) {
-    Slot<T> slot = checkedSlot(ticket);
-    slot.abandoned = true;
-    SEQ.setVolatile(slot, ticket + 1);
+    int i = checkedSlot(ticket);
+    SEQ.setVolatile(seqs, i, published(ticket) | 1);
     wakeIfIdle();
   }
 
@@ -349,9 +342,10 @@ public final class MpscSlotRing<T> {
   public void forEachIdleItem(Consumer<? super T> visitor) {
     Objects.requireNonNull(visitor, "visitor");
     long from = producerIndex.getVolatile();
-    long end = consumerIndex.getVolatile() + slots.length;
+    long end = consumerIndex.getVolatile() + items.length;
     for (long t = from; t < end; t++) {
-      T item = slots[(int) t & mask].item;
+      @SuppressWarnings("unchecked")
+      T item = (T) items[(int) t & mask];
       if (item != null) {
         visitor.accept(item);
       }
@@ -386,21 +380,20 @@ public final class MpscSlotRing<T> {
     long next = consumerIndex.getOpaque(); // only this thread writes it
     int visited = 0;
     while (visited < max) {
-      Slot<T> slot = slots[(int) next & mask];
-      if ((long) SEQ.getAcquire(slot) != next + 1) {
+      int i = (int) next & mask;
+      int seq = (int) SEQ.getAcquire(seqs, i);
+      if ((seq & ~1) != published(next)) {
         break;
       }
       try {
-        if (slot.abandoned) {
-          slot.abandoned = false;
-        } else {
+        if ((seq & 1) == 0) { // else abandoned: freed unvisited
           visited++;
           if (taker == null) {
-            consumer.accept(slot.item(slotFactory));
+            consumer.accept(item(i));
           } else {
-            T item = slot.item(slotFactory);
-            slot.item = null; // if the taker throws, the slot makes a fresh object
-            slot.item = taker.take(item);
+            T item = item(i);
+            items[i] = null; // if the taker throws, the slot makes a fresh object
+            items[i] = taker.take(item);
           }
         }
       } finally {
@@ -426,7 +419,7 @@ public final class MpscSlotRing<T> {
 
   private boolean nextIsPublished() {
     long next = consumerIndex.getOpaque();
-    return (long) SEQ.getVolatile(slots[(int) next & mask]) == next + 1;
+    return ((int) SEQ.getVolatile(seqs, (int) next & mask) & ~1) == published(next);
   }
 
   private void wakeIfIdle() {
@@ -435,15 +428,15 @@ public final class MpscSlotRing<T> {
     }
   }
 
-  private Slot<T> checkedSlot(long ticket) {
+  private int checkedSlot(long ticket) {
     if (ticket < 0) {
       throw new IllegalArgumentException("ticket " + ticket
           + " was never claimed (claim() returns -1 when the ring is full)");
     }
-    Slot<T> slot = slots[(int) ticket & mask];
-    if ((long) SEQ.getOpaque(slot) == ticket + 1) {
+    int i = (int) ticket & mask;
+    if (((int) SEQ.getOpaque(seqs, i) & ~1) == published(ticket)) {
       throw new IllegalStateException("ticket " + ticket + " was already published");
     }
-    return slot;
+    return i;
   }
 }

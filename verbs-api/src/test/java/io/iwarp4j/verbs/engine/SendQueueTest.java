@@ -62,6 +62,42 @@ class SendQueueTest {
   }
 
   @Test
+  void theTableGrowsFromEightEntriesToTheDepthKeepingEveryOutstandingRequest() {
+    SendQueue deep = new SendQueue(40, 1, () -> { });
+    long seq = 0;
+    for (int round = 0; round < 3; round++) { // from a wrapped start the second and third time
+      for (int i = 0; i < 40; i++) {
+        deep.post(wr.reset().wrId(1000 * round + i).opcode(WorkRequestOpcode.SEND));
+        if (i % 7 == 0) {
+          deep.drain(); // some entries reach the table while others still wait in the ring
+        }
+      }
+      assertThrows(WorkQueueFullException.class,
+          () -> deep.post(wr.reset().wrId(-1).opcode(WorkRequestOpcode.SEND)));
+      deep.drain();
+      for (int i = 0; i < 40; i++) {
+        assertEquals(1000 * round + i, deep.entry(seq + i).wr.wrId());
+      }
+      while (deep.hasUnissued()) {
+        deep.markIssued(false);
+      }
+      for (int i = 0; i < 40; i++, seq++) {
+        deep.markDone(seq, 0, false);
+        assertSame(deep.entry(seq), deep.retirable());
+        deep.retireOldest();
+      }
+      // Three more, so that the next round starts away from slot 0.
+      for (int i = 0; i < 3; i++, seq++) {
+        deep.post(wr.reset().wrId(-5).opcode(WorkRequestOpcode.SEND));
+        deep.drain();
+        deep.markIssued(false);
+        deep.markDone(seq, 0, false);
+        deep.retireOldest();
+      }
+    }
+  }
+
+  @Test
   void theLoopReadsTheObjectThePosterWrote() {
     post(1);
     sq.drain();
