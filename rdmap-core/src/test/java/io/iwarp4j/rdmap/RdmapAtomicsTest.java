@@ -265,6 +265,47 @@ class RdmapAtomicsTest {
     assertUntouched(t);
   }
 
+  /**
+   * RFC 7306 §5.1.1/§5.1.2/§8.2 require the target's ULP Buffer address to be 64-bit aligned,
+   * not its Tagged Offset: a zero-based region over memory that starts 3 octets past an aligned
+   * address takes an atomic at TO 5 (memory base + 8), and refuses one at TO 8 (base + 11).
+   */
+  @Test
+  void anOddTaggedOffsetOnAlignedMemoryIsATarget() {
+    pair(4, 4, true).start();
+    ByteBuf memory = Unpooled.directBuffer(72);
+    try {
+      assertEquals(0, memory.memoryAddress() % 8, "test premise: direct memory is 8-aligned");
+      MemoryRegion t = p.b.pd.register(memory, 3, 64, LOCAL_WRITE | REMOTE_ATOMIC,
+          io.iwarp4j.ddp.mem.RegionOptions.defaults().zeroBased());
+      try {
+        assertEquals(0, t.baseTo());
+        t.putLong(5, INITIAL);
+        MemoryRegion r = result();
+        p.a.endpoint.atomic(1, AtomicOpcode.FETCH_ADD, t.stag(), 5, 3, 0, 0, 0, r.stag(),
+            r.baseTo());
+        p.a.endpoint.flush();
+        p.shuttle();
+        assertEquals(INITIAL + 3, t.getLong(5));
+        assertEquals(INITIAL, r.getLong(0), "the original value");
+        assertEquals(List.of(new ReadComplete(1, 8)), p.a.events.events);
+
+        // TO 8 is aligned as a number but lands on memory base + 11: 0/2/0x07, untouched.
+        byte[] before = Regions.read(t, 0, 64);
+        p.a.endpoint.atomic(2, AtomicOpcode.CMP_SWAP, t.stag(), 8, 1, -1L, 0, 0, r.stag(),
+            r.baseTo());
+        p.a.endpoint.flush();
+        expectTerminate(p.b, "02 07 c0 00 | 0046 | 41 4a 00000000 00000001 00000002 00000000",
+            0, 2, 0x07);
+        assertArrayEquals(before, Regions.read(t, 0, 64), "the target is unchanged");
+      } finally {
+        t.close();
+      }
+    } finally {
+      memory.release();
+    }
+  }
+
   @Test
   void outOfBounds() {
     pair(4, 4, true).start();
