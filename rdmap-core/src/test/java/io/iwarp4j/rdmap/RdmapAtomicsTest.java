@@ -370,6 +370,43 @@ class RdmapAtomicsTest {
     assertUntouched(t);
   }
 
+  /**
+   * RFC 7306 §5.4 #3 and #5: an Atomic Request "MUST NOT start processing at the Responder until
+   * [it has] been Delivered to RDMAP by DDP", and DDP delivers an untagged message only with its
+   * last (L=1) segment (RFC 5041 §5.4). Our own requester never splits one (the RDMAP header
+   * travels whole in the first segment), another stack may: three crafted segments of the
+   * 52-octet FetchAdd request (20 + 20 + 12 octets, MO 0, 0x14, 0x28, L=1 on the last only), fed
+   * to the responder one FPDU at a time. The first two leave the target and the wire untouched;
+   * the third performs it once and sends the one Atomic Response.
+   */
+  @Test
+  void anAtomicRequestSplitOverThreeSegmentsIsPerformedOnlyWhenDelivered() {
+    pair(4, 4, true).start();
+    MemoryRegion t = target(LOCAL_WRITE | REMOTE_ATOMIC);
+    String body = Hex.compact("00000000 00000001" + hex8(t.stag()) + hex16(t.baseTo() + 8)
+        + "0000000000000005 0000000000000000 0000000000000000 ffffffffffffffff");
+    assertEquals(104, body.length(), "52 octets");
+    String[] segments = {
+        "01 4a 00000000 00000001 00000001 00000000" + body.substring(0, 40),
+        "01 4a 00000000 00000001 00000001 00000014" + body.substring(40, 80),
+        "41 4a 00000000 00000001 00000001 00000028" + body.substring(80)};
+    for (int i = 0; i < 3; i++) {
+      inject(p.a, segments[i]);
+      p.a.channel.runPendingTasks();
+      io.iwarp4j.testing.Inbound.feed(p.b.channel, p.a.transport.drainTaken(), left -> left);
+      p.b.channel.runPendingTasks();
+      if (i < 2) {
+        assertUntouched(t);
+        assertEquals(0, p.b.transport.drainTaken().length, "nothing answered after segment " + i);
+      }
+    }
+    assertEquals(INITIAL + 5, t.getLong(8), "performed once");
+    // Atomic Response: QN 3, MSN 1, Original Request Identifier 1, the original value.
+    assertEquals(Hex.compact("41 4b 00000000 00000003 00000001 00000000 00000001"
+        + hex16(INITIAL)), Wire.lastUlpdu(p.b.transport.drainTaken()));
+    assertEquals(List.of(), p.b.events.endEvents(), "no Terminate");
+  }
+
   @Test
   void truncatedAtomicRequestIsUnspecified() {
     pair(4, 4, true).start();
