@@ -153,6 +153,8 @@ final class QpLifecycle {
   private void release() {
     if (released.compareAndSet(false, true)) {
       qp.pd().queuePairClosed(qp);
+      qp.sendCq().detach(qp);
+      qp.recvCq().detach(qp);
       SharedReceiveQueue srq = qp.sharedReceiveQueue();
       if (srq != null) {
         srq.detach(qp);

@@ -141,6 +141,8 @@ public final class QueuePair implements AutoCloseable {
     this.srq = srq;
     this.sharedReceives = srq == null ? null : new SharedReceives(this, srq, rq, receiver);
     pd.queuePairOpened(this);
+    sendCq.attach(this);
+    recvCq.attach(this);
     STATE.setVolatile(this, QpState.INIT);
     if (log.isDebugEnabled()) {
       log.debug("created {}", this);
@@ -496,6 +498,18 @@ public final class QueuePair implements AutoCloseable {
   /** Where errors are reported once attached (event loop only), or null before. */
   QpEventSink events() {
     return binding.events();
+  }
+
+  /**
+   * One of this queue pair's completion queues overran (any thread): a connected queue pair
+   * moves to ERROR on its event loop, with the events of a refused completion
+   * ({@link QpTeardown#completionRefused}); one already in ERROR or CLOSED does nothing.
+   */
+  void completionQueueOverran(CompletionQueue cq) {
+    QpLoop l = binding.loop();
+    if (l != null && isLive()) {
+      binding.execute(l, () -> teardown.completionRefused(cq));
+    }
   }
 
   /** Whether the queue pair is RTR or RTS. */
