@@ -437,6 +437,23 @@ public final class QueuePair implements AutoCloseable {
   }
 
   /**
+   * {@link #close()} without waiting for the event loop (the device closes every queue pair at
+   * once, under one bound): the future completes once the flush has run there.
+   */
+  java.util.concurrent.CompletableFuture<Void> closeAsync() {
+    QpState previous = (QpState) STATE.getAndSet(this, QpState.CLOSED);
+    if (previous == QpState.CLOSED) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+    return lifecycle.closeAsync(previous);
+  }
+
+  /** Releases a queue pair whose {@link #closeAsync} did not finish within the device's bound. */
+  void releaseAfterClose() {
+    lifecycle.releaseAfterClose();
+  }
+
+  /**
    * Resets a queue pair in {@link QpState#ERROR} for reuse with a new connection, like
    * {@code ibv_modify_qp} to {@code IBV_QPS_RESET} followed by the move to {@code IBV_QPS_INIT}
    * that {@code rdma_create_qp} makes: afterwards the queue pair is in {@link QpState#INIT} and
