@@ -4,6 +4,7 @@ import io.iwarp4j.verbs.internal.MpmcSlotRing;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -124,8 +125,7 @@ public final class CompletionQueue implements AutoCloseable {
    * The queue pairs whose send or receive queue completes here: an overrun moves every one of
    * them to ERROR. Changed on the control path (create, close) only.
    */
-  private final java.util.concurrent.CopyOnWriteArraySet<QueuePair> queuePairs =
-      new java.util.concurrent.CopyOnWriteArraySet<>();
+  private final CopyOnWriteArraySet<QueuePair> queuePairs = new CopyOnWriteArraySet<>();
   // OVERRUN | CLOSED bits; read on every offer, written once each.
   private volatile int state;
   private volatile int armed;

@@ -11,6 +11,7 @@ import io.iwarp4j.verbs.engine.SendQueue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -440,10 +441,10 @@ public final class QueuePair implements AutoCloseable {
    * {@link #close()} without waiting for the event loop (the device closes every queue pair at
    * once, under one bound): the future completes once the flush has run there.
    */
-  java.util.concurrent.CompletableFuture<Void> closeAsync() {
+  CompletableFuture<Void> closeAsync() {
     QpState previous = (QpState) STATE.getAndSet(this, QpState.CLOSED);
     if (previous == QpState.CLOSED) {
-      return java.util.concurrent.CompletableFuture.completedFuture(null);
+      return CompletableFuture.completedFuture(null);
     }
     return lifecycle.closeAsync(previous);
   }

@@ -25,7 +25,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.JMException;
@@ -524,17 +526,16 @@ public final class RdmaDevice implements AutoCloseable {
     // Every queue pair at once, each on its own event loop, under one bound for them all.
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BOUND_MILLIS);
     List<QueuePair> qps = new ArrayList<>(queuePairs);
-    List<java.util.concurrent.CompletableFuture<Void>> qpCloses = new ArrayList<>();
+    List<CompletableFuture<Void>> qpCloses = new ArrayList<>();
     for (QueuePair qp : qps) {
       qpCloses.add(qp.closeAsync());
     }
     try {
-      java.util.concurrent.CompletableFuture.allOf(
-          qpCloses.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+      CompletableFuture.allOf(qpCloses.toArray(new CompletableFuture<?>[0]))
           .get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       log.warn("device {}: queue pairs did not close on their event loops within {} ms: {}",
           name, CLOSE_BOUND_MILLIS, e.toString());
     }
