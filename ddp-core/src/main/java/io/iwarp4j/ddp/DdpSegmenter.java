@@ -110,6 +110,19 @@ public final class DdpSegmenter {
   }
 
   /**
+   * Test seam: starts queue {@code qn} at {@code msn}, so a test reaches the wrap from
+   * 0xFFFFFFFF to 0 (RFC 5041 §4.3) in a few messages. Only before the queue's first message.
+   */
+  void startAtMsn(int qn, int msn) {
+    checkQueue(qn);
+    if (queueUsed[qn]) {
+      throw new IllegalStateException("queue " + qn + " is already in use");
+    }
+    queueUsed[qn] = true;
+    nextMsn[qn] = msn;
+  }
+
+  /**
    * Sends one tagged message (RDMA Write, RDMA Read Response).
    *
    * @param rsvdUlp the ULP's octet (RDMAP control field), 0..255, identical in every segment

@@ -319,6 +319,16 @@ public final class DdpStream implements UlpduListener {
   }
 
   /**
+   * Test seam: the next message sent on {@code qn} carries {@code sendMsn} and the first one
+   * received on it must carry {@code receiveMsn} (RFC 5041 §4.3 wrap tests). Only before the
+   * queue's first message in each direction.
+   */
+  void startQueueAtMsn(int qn, int sendMsn, int receiveMsn) {
+    segmenter.startAtMsn(qn, sendMsn);
+    receiveQueue(qn).startAtMsn(receiveMsn);
+  }
+
+  /**
    * The MSN the next untagged message sent on {@code qn} will carry.
    *
    * @param qn the queue number

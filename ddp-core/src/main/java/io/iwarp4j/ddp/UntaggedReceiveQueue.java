@@ -282,6 +282,19 @@ public final class UntaggedReceiveQueue {
   }
 
   /**
+   * Test seam: expects {@code msn} as this queue's first message, so a test reaches the wrap
+   * from 0xFFFFFFFF to 0 (RFC 5041 §4.3) in a few messages. Only before the first message.
+   */
+  void startAtMsn(int msn) {
+    if (started) {
+      throw new IllegalStateException("queue already expects MSN "
+          + Integer.toUnsignedString(expectedMsn));
+    }
+    started = true;
+    expectedMsn = msn;
+  }
+
+  /**
    * Removes every posted buffer, oldest first, handing each id to {@code sink} (to complete the
    * receives in error when the stream goes down), and forgets any message in progress.
    *

@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  *       grants REMOTE_ATOMIC (0/1/0x02), and its range holds the 8 octets at the Remote TO
  *       (0/1/0x01; a wrapping range 0/1/0x04): the Remote Protection codes a Read Request's
  *       source gets;
- *   <li>the target is 64-bit aligned, else 0/2/0x07 "Catastrophic error, localized to RDMAP
- *       Stream" (§8.2).
+ *   <li>the target's memory address is 64-bit aligned, else 0/2/0x07 "Catastrophic error,
+ *       localized to RDMAP Stream" (§8.2). Only the address counts (§5.1.1, §5.1.2: "ULP Buffer
+ *       addresses that are 64-bit aligned"), not the Tagged Offset: a region registered over
+ *       memory at an odd base takes atomics at every TO that lands on an aligned address.
  * </ol>
  *
  * <p>The operation itself is one VarHandle atomic on the off-heap octets (a CAS loop for the
@@ -83,7 +85,7 @@ final class AtomicResponder {
       return RdmapError.forReadSource(check);
     }
     long offset = to - region.baseTo();
-    if ((to & (Long.BYTES - 1)) != 0 || !region.isAtomicTarget(offset)) {
+    if (!region.isAtomicTarget(offset)) {
       return RdmapError.CATASTROPHIC_STREAM;
     }
     if (!region.tryPin()) {

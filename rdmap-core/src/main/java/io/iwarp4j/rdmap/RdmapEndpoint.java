@@ -439,7 +439,8 @@ public final class RdmapEndpoint {
    * @param token the caller's identifier for the operation, handed back on completion
    * @param op FetchAdd or CmpSwap
    * @param remoteStag the target's STag
-   * @param remoteTo the target's tagged offset (the peer checks its 64-bit alignment)
+   * @param remoteTo the target's tagged offset (the peer checks that the memory address it
+   *     lands on is 64-bit aligned)
    * @param addOrSwapData Add Data (FetchAdd) or Swap Data (CmpSwap)
    * @param addOrSwapMask Add Mask (FetchAdd; 0 = plain add) or Swap Mask (CmpSwap)
    * @param compareData Compare Data (CmpSwap; ignored for FetchAdd, sent as 0)

@@ -140,8 +140,23 @@ final class RdmapTeardown implements TransportEvents.Listener {
         e.code(), null);
   }
 
-  /** The peer closed its sending half cleanly: close ours the same way. */
+  /**
+   * The peer closed its sending half at an FPDU boundary: close ours the same way. A graceful
+   * termination lets every in-progress operation complete successfully (RFC 5040 §2.4, §6.2);
+   * with Reads or Atomics still waiting for their responses it cannot be one. It is then an LLP
+   * close DDP did not expect, MPA error 0x01 "TCP connection closed" (RFC 5044 §7.2, §8), and an
+   * LLP Abortive Termination (RFC 5040 §6.2): an ungraceful disconnect, whose outstanding
+   * operations complete in error (§6.2.1). What was handed to the transport still leaves before
+   * our FIN, as in a graceful close: no FPDU is cut.
+   */
   void inputClosed() {
+    if (state == OPEN && reads.size() > 0) {
+      log.debug("{} the peer closed the connection with {} Read(s)/Atomic(s) outstanding: an"
+          + " LLP error (MPA 0x01), not a graceful close", channel, reads.size());
+      connectionLost = true;
+      closeAfterPendingWrites();
+      return;
+    }
     inputClosedCleanly = true;
     if (state == OPEN) {
       log.debug("{} the peer closed the connection; closing ours", channel);

@@ -265,6 +265,47 @@ class RdmapAtomicsTest {
     assertUntouched(t);
   }
 
+  /**
+   * RFC 7306 §5.1.1/§5.1.2/§8.2 require the target's ULP Buffer address to be 64-bit aligned,
+   * not its Tagged Offset: a zero-based region over memory that starts 3 octets past an aligned
+   * address takes an atomic at TO 5 (memory base + 8), and refuses one at TO 8 (base + 11).
+   */
+  @Test
+  void anOddTaggedOffsetOnAlignedMemoryIsATarget() {
+    pair(4, 4, true).start();
+    ByteBuf memory = Unpooled.directBuffer(72);
+    try {
+      assertEquals(0, memory.memoryAddress() % 8, "test premise: direct memory is 8-aligned");
+      MemoryRegion t = p.b.pd.register(memory, 3, 64, LOCAL_WRITE | REMOTE_ATOMIC,
+          io.iwarp4j.ddp.mem.RegionOptions.defaults().zeroBased());
+      try {
+        assertEquals(0, t.baseTo());
+        t.putLong(5, INITIAL);
+        MemoryRegion r = result();
+        p.a.endpoint.atomic(1, AtomicOpcode.FETCH_ADD, t.stag(), 5, 3, 0, 0, 0, r.stag(),
+            r.baseTo());
+        p.a.endpoint.flush();
+        p.shuttle();
+        assertEquals(INITIAL + 3, t.getLong(5));
+        assertEquals(INITIAL, r.getLong(0), "the original value");
+        assertEquals(List.of(new ReadComplete(1, 8)), p.a.events.events);
+
+        // TO 8 is aligned as a number but lands on memory base + 11: 0/2/0x07, untouched.
+        byte[] before = Regions.read(t, 0, 64);
+        p.a.endpoint.atomic(2, AtomicOpcode.CMP_SWAP, t.stag(), 8, 1, -1L, 0, 0, r.stag(),
+            r.baseTo());
+        p.a.endpoint.flush();
+        expectTerminate(p.b, "02 07 c0 00 | 0046 | 41 4a 00000000 00000001 00000002 00000000",
+            0, 2, 0x07);
+        assertArrayEquals(before, Regions.read(t, 0, 64), "the target is unchanged");
+      } finally {
+        t.close();
+      }
+    } finally {
+      memory.release();
+    }
+  }
+
   @Test
   void outOfBounds() {
     pair(4, 4, true).start();
@@ -327,6 +368,43 @@ class RdmapAtomicsTest {
         + "0000000000000001 ffffffffffffffff 0000000000000000 ffffffffffffffff");
     expectTerminate(p.b, "02 06 c0 00 | 0046 |" + ATOMIC_REQUEST_1, 0, 2, 0x06);
     assertUntouched(t);
+  }
+
+  /**
+   * RFC 7306 §5.4 #3 and #5: an Atomic Request "MUST NOT start processing at the Responder until
+   * [it has] been Delivered to RDMAP by DDP", and DDP delivers an untagged message only with its
+   * last (L=1) segment (RFC 5041 §5.4). Our own requester never splits one (the RDMAP header
+   * travels whole in the first segment), another stack may: three crafted segments of the
+   * 52-octet FetchAdd request (20 + 20 + 12 octets, MO 0, 0x14, 0x28, L=1 on the last only), fed
+   * to the responder one FPDU at a time. The first two leave the target and the wire untouched;
+   * the third performs it once and sends the one Atomic Response.
+   */
+  @Test
+  void anAtomicRequestSplitOverThreeSegmentsIsPerformedOnlyWhenDelivered() {
+    pair(4, 4, true).start();
+    MemoryRegion t = target(LOCAL_WRITE | REMOTE_ATOMIC);
+    String body = Hex.compact("00000000 00000001" + hex8(t.stag()) + hex16(t.baseTo() + 8)
+        + "0000000000000005 0000000000000000 0000000000000000 ffffffffffffffff");
+    assertEquals(104, body.length(), "52 octets");
+    String[] segments = {
+        "01 4a 00000000 00000001 00000001 00000000" + body.substring(0, 40),
+        "01 4a 00000000 00000001 00000001 00000014" + body.substring(40, 80),
+        "41 4a 00000000 00000001 00000001 00000028" + body.substring(80)};
+    for (int i = 0; i < 3; i++) {
+      inject(p.a, segments[i]);
+      p.a.channel.runPendingTasks();
+      io.iwarp4j.testing.Inbound.feed(p.b.channel, p.a.transport.drainTaken(), left -> left);
+      p.b.channel.runPendingTasks();
+      if (i < 2) {
+        assertUntouched(t);
+        assertEquals(0, p.b.transport.drainTaken().length, "nothing answered after segment " + i);
+      }
+    }
+    assertEquals(INITIAL + 5, t.getLong(8), "performed once");
+    // Atomic Response: QN 3, MSN 1, Original Request Identifier 1, the original value.
+    assertEquals(Hex.compact("41 4b 00000000 00000003 00000001 00000000 00000001"
+        + hex16(INITIAL)), Wire.lastUlpdu(p.b.transport.drainTaken()));
+    assertEquals(List.of(), p.b.events.endEvents(), "no Terminate");
   }
 
   @Test

@@ -72,6 +72,62 @@ class RdmapTeardownTest {
     }
   }
 
+  /**
+   * RFC 5040 §6.2 / RFC 5044 §7.2: a FIN at an FPDU boundary while a Read waits for its response
+   * is not a graceful termination (the Read cannot complete successfully) but an LLP close DDP
+   * did not expect (MPA 0x01): an ungraceful disconnect, so the owner completes the Read in
+   * error. The peer closes before the Read Request reaches it.
+   */
+  @Test
+  void aFinWithAReadOutstandingIsAnUngracefulDisconnect() {
+    long seed = 36;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion sink = mem.allocate(p.a.pd, 64, Regions.ALL);
+      MemoryRegion source = mem.allocate(p.b.pd, 64, Regions.ALL);
+      p.start();
+      p.a.endpoint.read(1, sink.stag(), sink.baseTo(), 64, source.stag(), source.baseTo());
+      p.a.endpoint.flush();
+      p.b.channel.close(); // a FIN at an FPDU boundary, no Terminate
+      p.shuttle();
+      assertEquals(List.of(new Disconnected(false)), p.a.events.events);
+      assertEndedWith(p.a, "ended: disconnected (connection lost or reset)");
+    }
+  }
+
+  /** The same for an RFC 7306 Atomic waiting for its response (it shares ORD with Reads). */
+  @Test
+  void aFinWithAnAtomicOutstandingIsAnUngracefulDisconnect() {
+    long seed = 37;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion result = mem.allocate(p.a.pd, 64, Regions.ALL);
+      p.start();
+      p.a.endpoint.atomic(1, io.iwarp4j.wire.AtomicOpcode.FETCH_ADD, 0x1234, 0, 1, 0, 0, 0,
+          result.stag(), result.baseTo());
+      p.a.endpoint.flush();
+      p.b.channel.close();
+      p.shuttle();
+      assertEquals(List.of(new Disconnected(false)), p.a.events.events);
+    }
+  }
+
+  /** Once the Read has completed, nothing is outstanding: the peer's FIN is graceful again. */
+  @Test
+  void aFinAfterTheReadCompletedIsGraceful() {
+    long seed = 38;
+    try (EndpointPair p = new EndpointPair(seed); Regions mem = new Regions(seed)) {
+      MemoryRegion sink = mem.allocate(p.a.pd, 64, Regions.ALL);
+      MemoryRegion source = mem.allocate(p.b.pd, 64, Regions.ALL);
+      p.start();
+      p.a.endpoint.read(1, sink.stag(), sink.baseTo(), 64, source.stag(), source.baseTo());
+      p.a.endpoint.flush();
+      p.shuttle();
+      p.b.channel.close();
+      p.shuttle();
+      assertEquals(List.of(new RecordingEndpointListener.ReadComplete(1, 64),
+          new Disconnected(true)), p.a.events.events);
+    }
+  }
+
   @Test
   void aResetIsAnUngracefulDisconnect() {
     try (EndpointPair p = new EndpointPair(33).start()) {

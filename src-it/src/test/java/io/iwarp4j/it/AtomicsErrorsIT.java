@@ -74,21 +74,56 @@ class AtomicsErrorsIT {
   }
 
   /**
-   * An unaligned target is refused by {@code postSend} already (nothing is sent); the responder's
-   * own check (Terminate 0/2/0x07, memory untouched) is proven with crafted frames in
-   * {@code RdmapAtomicsTest#unalignedTargetIsACatastrophicStreamError}.
+   * A target whose memory address is not 64-bit aligned: {@code postSend} takes it (only the
+   * responder knows where a TO lands in memory) and the responder answers Terminate 0/2/0x07
+   * "Catastrophic error, localized to RDMAP Stream" (RFC 7306 §8.2), memory untouched. The exact
+   * octets are in {@code RdmapAtomicsTest#unalignedTargetIsACatastrophicStreamError}.
    */
   @Test
-  void unalignedTargetIsRefusedWhenPosted() throws Exception {
+  void unalignedTarget() throws Exception {
     MemoryRegion target = target(ATOMIC_ACCESS);
-    QueuePair cqp = client.newQp(-1, -1);
-    connect(cqp, server.newQp(-1, -1));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> cqp.postSend(fetchAdd(target.stag(), target.address() + 4)
-            .apply(new SendWorkRequest(1).wrId(1))));
-    assertTrue(e.getMessage().contains("aligned"), e.getMessage());
-    assertEquals(QpState.RTS, cqp.state());
+    faulty(true, fetchAdd(target.stag(), target.address() + 4), 0x00_02_07,
+        WcStatus.REM_OP_ERR);
     assertUntouched(target);
+  }
+
+  /**
+   * RFC 7306 requires the target's memory address to be aligned, not its Tagged Offset: a
+   * zero-based region over memory 3 octets past an aligned address takes atomics at TO 5
+   * (memory base + 8), from a FetchAdd and a CmpSwap over TCP.
+   */
+  @Test
+  void aRegionAtAnOddBaseTakesAtomicsWhereTheAddressIsAligned() throws Exception {
+    io.netty.buffer.ByteBuf memory = io.netty.buffer.Unpooled.directBuffer(72);
+    try {
+      assertEquals(0, memory.memoryAddress() % 8, "test premise: direct memory is 8-aligned");
+      MemoryRegion target = server.pd.register(memory, 3, 64, ATOMIC_ACCESS,
+          io.iwarp4j.verbs.RegionOptions.defaults().zeroBased());
+      try {
+        assertEquals(0, target.address());
+        target.putLong(5, INITIAL);
+        QueuePair cqp = client.newQp(-1, -1);
+        connect(cqp, server.newQp(-1, -1));
+        MemoryRegion result = client.pd.allocate(64, AccessFlags.LOCAL_WRITE);
+        cqp.postSend(new SendWorkRequest(1).wrId(1).flags(SendFlags.SIGNALED)
+            .opcode(WorkRequestOpcode.ATOMIC_FETCH_ADD).remote(target.stag(), 5).addData(2)
+            .localResult(result, 0));
+        cqp.postSend(new SendWorkRequest(1).wrId(2).flags(SendFlags.SIGNALED)
+            .opcode(WorkRequestOpcode.ATOMIC_CMP_SWAP).remote(target.stag(), 5)
+            .compareData(INITIAL + 2).swapData(7).localResult(result, 8));
+        for (WorkCompletion wc : client.nextCompletions(2)) {
+          assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+        }
+        assertEquals(INITIAL, result.getLong(0), "FetchAdd's original value");
+        assertEquals(INITIAL + 2, result.getLong(8), "CmpSwap's original value");
+        assertEquals(7, target.getLong(5), "swapped");
+        assertEquals(QpState.RTS, cqp.state());
+      } finally {
+        target.close();
+      }
+    } finally {
+      memory.release();
+    }
   }
 
   @Test

@@ -54,8 +54,8 @@ import org.junit.jupiter.api.Timeout;
  *   <li>One connection whose Atomic targets the 8 octets just past its region: the Terminate is
  *       RDMAP (0) / Remote Protection (1) / 0x01 with M=1, D=1, segment length 70 and the echoed
  *       18-octet DDP header of the Atomic Request, compared octet by octet (RFC 7306 §8.1 item
- *       2). (An unaligned target cannot be posted through the verbs; its 0/2/0x07 Terminate is
- *       asserted octet for octet in {@code RdmapAtomicsTest}.)
+ *       2). (An unaligned target's 0/2/0x07 Terminate is asserted octet for
+ *       octet in {@code RdmapAtomicsTest}.)
  *   <li>One connection to a queue pair without RFC 7306: the Atomic Request gets 0/2/0x06
  *       (what Linux siw answers, RFC 7306 §1.1), same layout.
  * </ol>

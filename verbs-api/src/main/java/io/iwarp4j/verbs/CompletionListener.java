@@ -27,9 +27,10 @@ public interface CompletionListener {
   void onCompletion(CompletionQueue cq);
 
   /**
-   * The queue overflowed: a completion did not fit and was refused, the queue pairs whose
-   * completions it refuses are moved to the ERROR state, and the queue refuses every later
-   * completion. Called once per queue. The default does nothing.
+   * The queue overflowed: a completion did not fit and was refused, every connected queue pair
+   * whose send or receive queue completes here is moved to the ERROR state (on its own event
+   * loop, with its ERROR and DISCONNECTED connection events), and the queue refuses every later
+   * completion. Called once per queue, before those queue pairs move. The default does nothing.
    *
    * @param cq the queue that overflowed
    */

@@ -4,6 +4,7 @@ import io.iwarp4j.verbs.internal.MpmcSlotRing;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -34,9 +35,11 @@ import org.slf4j.LoggerFactory;
  * The queue holds at most {@link #capacity()} completions, all preallocated. Size it for the
  * work requests that can be outstanding on the queue pairs feeding it. A completion that does
  * not fit is refused ({@link #offer} returns false) and the queue latches the overrun state, as
- * a verbs CQ does: it refuses every later completion, the protocol engine moves each queue pair
- * whose completion is refused to the ERROR state, and {@link CompletionListener#onOverrun} is
- * called once. Completions already queued can still be polled. Nothing is lost silently.
+ * a verbs CQ does: it refuses every later completion, {@link CompletionListener#onOverrun} is
+ * called once, and every queue pair whose send or receive queue completes here moves to the
+ * ERROR state on its own event loop (as {@code IBV_EVENT_CQ_ERR} reaches every QP on a CQ), with
+ * its ERROR and DISCONNECTED connection events; a queue pair not connected then finds out at
+ * its first completion. Completions already queued can still be polled. Nothing is lost silently.
  *
  * <h2>Adding completions</h2>
  * {@link #offer(WorkCompletion)} is for the protocol engine; several event loops may feed one
@@ -118,6 +121,11 @@ public final class CompletionQueue implements AutoCloseable {
   @SuppressWarnings("unused") // through EVENTS
   private volatile long events;
   private volatile CompletionListener listener;
+  /**
+   * The queue pairs whose send or receive queue completes here: an overrun moves every one of
+   * them to ERROR. Changed on the control path (create, close) only.
+   */
+  private final CopyOnWriteArraySet<QueuePair> queuePairs = new CopyOnWriteArraySet<>();
   // OVERRUN | CLOSED bits; read on every offer, written once each.
   private volatile int state;
   private volatile int armed;
@@ -240,9 +248,10 @@ public final class CompletionQueue implements AutoCloseable {
    * copying out.
    *
    * <p>Returns false, adding nothing, when the queue is full, overrun or closed. The first
-   * refusal for lack of space latches the overrun state and calls
-   * {@link CompletionListener#onOverrun}; the caller moves the queue pair the completion
-   * belonged to into the ERROR state.
+   * refusal for lack of space latches the overrun state, calls
+   * {@link CompletionListener#onOverrun} and moves every connected queue pair on this queue to
+   * ERROR on its event loop; the caller moves the queue pair the completion belonged to into
+   * the ERROR state at once.
    *
    * @param completion the completion to copy; its status and opcode must be set; the caller
    *     may reuse it as soon as this returns
@@ -604,7 +613,22 @@ public final class CompletionQueue implements AutoCloseable {
           LOG.warn("CompletionListener.onOverrun threw; ignored", e);
         }
       }
+      // Like IBV_EVENT_CQ_ERR: the error reaches every queue pair on the queue, each on its
+      // own event loop, not only the one whose completion was refused.
+      for (QueuePair qp : queuePairs) {
+        qp.completionQueueOverran(this);
+      }
     }
+  }
+
+  /** Adds a queue pair that completes here ({@link #latchOverrun} moves it to ERROR). */
+  void attach(QueuePair qp) {
+    queuePairs.add(qp);
+  }
+
+  /** Removes a closed queue pair. */
+  void detach(QueuePair qp) {
+    queuePairs.remove(qp);
   }
 
   private void fireIfArmed(boolean matchesSolicited) {

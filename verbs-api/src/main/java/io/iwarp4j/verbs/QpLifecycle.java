@@ -123,8 +123,23 @@ final class QpLifecycle {
 
   /** {@link QueuePair#close()}, once the state was {@code previous} and is now CLOSED. */
   void close(QpState previous) {
+    CompletableFuture<Void> done = closeAsync(previous);
+    try {
+      awaitQuietly(done);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Starts the close of {@link #close} without waiting for the event loop: the future completes
+   * (and the queue pair is released) once the flush ran there. For the device's close, which
+   * closes every queue pair at once under one bound.
+   */
+  CompletableFuture<Void> closeAsync(QpState previous) {
     log.debug("closing queue pair {} (was {})", number, previous);
     QpLoop l = binding.requestClose();
+    CompletableFuture<Void> done = new CompletableFuture<>();
     try {
       if (l == null) {
         if (!binding.claimed() || device == null) {
@@ -135,24 +150,35 @@ final class QpLifecycle {
       } else if (l.inEventLoop()) {
         teardown.closeOnLoop();
       } else {
-        CompletableFuture<Void> done = new CompletableFuture<>();
         binding.execute(l, () -> {
           try {
             teardown.closeOnLoop();
           } finally {
+            release();
             done.complete(null);
           }
         });
-        awaitQuietly(done);
+        return done;
       }
-    } finally {
+    } catch (RuntimeException e) {
       release();
+      throw e;
     }
+    release();
+    done.complete(null);
+    return done;
+  }
+
+  /** Releases the queue pair if {@link #closeAsync}'s loop task did not (idempotent). */
+  void releaseAfterClose() {
+    release();
   }
 
   private void release() {
     if (released.compareAndSet(false, true)) {
       qp.pd().queuePairClosed(qp);
+      qp.sendCq().detach(qp);
+      qp.recvCq().detach(qp);
       SharedReceiveQueue srq = qp.sharedReceiveQueue();
       if (srq != null) {
         srq.detach(qp);

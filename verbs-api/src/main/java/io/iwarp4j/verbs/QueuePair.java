@@ -11,6 +11,7 @@ import io.iwarp4j.verbs.engine.SendQueue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,6 +142,8 @@ public final class QueuePair implements AutoCloseable {
     this.srq = srq;
     this.sharedReceives = srq == null ? null : new SharedReceives(this, srq, rq, receiver);
     pd.queuePairOpened(this);
+    sendCq.attach(this);
+    recvCq.attach(this);
     STATE.setVolatile(this, QpState.INIT);
     if (log.isDebugEnabled()) {
       log.debug("created {}", this);
@@ -435,6 +438,23 @@ public final class QueuePair implements AutoCloseable {
   }
 
   /**
+   * {@link #close()} without waiting for the event loop (the device closes every queue pair at
+   * once, under one bound): the future completes once the flush has run there.
+   */
+  CompletableFuture<Void> closeAsync() {
+    QpState previous = (QpState) STATE.getAndSet(this, QpState.CLOSED);
+    if (previous == QpState.CLOSED) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return lifecycle.closeAsync(previous);
+  }
+
+  /** Releases a queue pair whose {@link #closeAsync} did not finish within the device's bound. */
+  void releaseAfterClose() {
+    lifecycle.releaseAfterClose();
+  }
+
+  /**
    * Resets a queue pair in {@link QpState#ERROR} for reuse with a new connection, like
    * {@code ibv_modify_qp} to {@code IBV_QPS_RESET} followed by the move to {@code IBV_QPS_INIT}
    * that {@code rdma_create_qp} makes: afterwards the queue pair is in {@link QpState#INIT} and
@@ -496,6 +516,18 @@ public final class QueuePair implements AutoCloseable {
   /** Where errors are reported once attached (event loop only), or null before. */
   QpEventSink events() {
     return binding.events();
+  }
+
+  /**
+   * One of this queue pair's completion queues overran (any thread): a connected queue pair
+   * moves to ERROR on its event loop, with the events of a refused completion
+   * ({@link QpTeardown#completionRefused}); one already in ERROR or CLOSED does nothing.
+   */
+  void completionQueueOverran(CompletionQueue cq) {
+    QpLoop l = binding.loop();
+    if (l != null && isLive()) {
+      binding.execute(l, () -> teardown.completionRefused(cq));
+    }
   }
 
   /** Whether the queue pair is RTR or RTS. */

@@ -1,6 +1,7 @@
 package io.iwarp4j.verbs;
 
 import io.iwarp4j.ddp.mem.StagTable;
+import io.iwarp4j.mpa.FpduBoundaryClose;
 import io.iwarp4j.mpa.MpaInitiatorHandler;
 import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
@@ -27,7 +28,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.JMException;
@@ -82,6 +85,13 @@ public final class RdmaDevice implements AutoCloseable {
   private final Set<CompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
   private final Set<CompletionChannel> completionChannels = ConcurrentHashMap.newKeySet();
   private final Set<RdmaListener> listeners = ConcurrentHashMap.newKeySet();
+  /** One bound for closing every queue pair and connection of the device. */
+  static final long CLOSE_BOUND_MILLIS = 10_000;
+  /**
+   * How long a connection's written octets may take to leave at device close before it is
+   * reset rather than closed with a FIN.
+   */
+  static final long CHANNEL_CLOSE_BOUND_MILLIS = 2_000;
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
   /** The counters of the open queue pairs and of those closed so far. */
   private final DeviceCounters deviceCounters = new DeviceCounters();
@@ -548,8 +558,11 @@ public final class RdmaDevice implements AutoCloseable {
    * Shuts the device down: stops listening, closes every queue pair (flushing its work requests,
    * closing its connection), every remaining connection, every completion queue (unacknowledged
    * channel events or not) and completion channel (waking its waiters), memory region and
-   * protection domain, then stops the event loop threads. Waits a bounded time for each
-   * step. Idempotent.
+   * protection domain, then stops the event loop threads. The queue pairs close all at once,
+   * each on its event loop, and they and the connections share one bound (10 s); no connection
+   * is cut in the middle of an FPDU: its FIN follows the last octet written to it, or, when
+   * those octets cannot leave within 2 s (a peer that does not read), it is reset (a TCP RST,
+   * an abortive close). Idempotent.
    */
   @Override
   public void close() {
@@ -560,15 +573,35 @@ public final class RdmaDevice implements AutoCloseable {
     for (RdmaListener l : new ArrayList<>(listeners)) {
       l.close();
     }
-    for (QueuePair qp : new ArrayList<>(queuePairs)) {
-      qp.close();
+    // Every queue pair at once, each on its own event loop, under one bound for them all.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BOUND_MILLIS);
+    List<QueuePair> qps = new ArrayList<>(queuePairs);
+    List<CompletableFuture<Void>> qpCloses = new ArrayList<>();
+    for (QueuePair qp : qps) {
+      qpCloses.add(qp.closeAsync());
     }
+    try {
+      CompletableFuture.allOf(qpCloses.toArray(new CompletableFuture<?>[0]))
+          .get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("device {}: queue pairs did not close on their event loops within {} ms: {}",
+          name, CLOSE_BOUND_MILLIS, e.toString());
+    }
+    for (QueuePair qp : qps) {
+      qp.releaseAfterClose();
+    }
+    // No FPDU is cut: each connection's FIN follows its last written octet, or, past the
+    // bound, the connection is reset (RFC 5044 §7.2; FpduBoundaryClose).
     List<ChannelFuture> closing = new ArrayList<>();
     for (Channel ch : new ArrayList<>(channels)) {
-      closing.add(ch.close());
+      closing.add(FpduBoundaryClose.close(ch,
+          Math.max(1, Math.min(CHANNEL_CLOSE_BOUND_MILLIS, remainingMillis(deadline)))));
     }
     for (ChannelFuture f : closing) {
-      f.awaitUninterruptibly(5_000);
+      // A reset closes at the bound; the margin is for the event loop to get to it.
+      f.awaitUninterruptibly(remainingMillis(deadline) + 1_000);
     }
     for (CompletionQueue cq : new ArrayList<>(completionQueues)) {
       cq.closeForced(); // unacknowledged channel events or not
@@ -589,6 +622,10 @@ public final class RdmaDevice implements AutoCloseable {
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10_000);
     CountersMBean.unregister(countersMBean);
     log.debug("closed device {}", name);
+  }
+
+  private static long remainingMillis(long deadlineNanos) {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 
   // ---- package ----

@@ -85,10 +85,9 @@ final class SendRequestChecks {
       throw problem(wr, "needs the STag to invalidate: call invalidateStag(stag)");
     }
     if (opcode.isAtomic()) {
-      if ((wr.remoteAddress() & (SendWorkRequest.ATOMIC_OPERAND_LENGTH - 1)) != 0) {
-        throw problem(wr, "remote address 0x" + Long.toHexString(wr.remoteAddress())
-            + " is not 64-bit aligned, as RFC 7306 requires of Atomic targets");
-      }
+      // No alignment check of the remote address: RFC 7306 requires the target's memory
+      // address to be 64-bit aligned, which only the responder knows (a region over memory at
+      // an odd base aligns odd Tagged Offsets). The responder answers Terminate 0/2/0x07.
       if (wr.localResultBuffer() == null) {
         throw problem(wr, "needs a local result buffer for the 8-octet original value: call"
             + " localResult(buffer, offset)");

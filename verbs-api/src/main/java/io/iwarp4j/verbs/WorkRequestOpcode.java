@@ -13,9 +13,11 @@ package io.iwarp4j.verbs;
  *   <tr><td>SEND, SEND_WITH_SOLICITED</td><td>0..max, the source</td><td>-</td></tr>
  *   <tr><td>SEND_WITH_INVALIDATE, SEND_WITH_SOLICITED_INVALIDATE</td><td>0..max</td>
  *       <td>invalidate STag</td></tr>
- *   <tr><td>ATOMIC_FETCH_ADD</td><td>none</td><td>remote STag + 8-aligned address, add data
+ *   <tr><td>ATOMIC_FETCH_ADD</td><td>none</td><td>remote STag + address (of memory 8-aligned at
+ *       the peer), add data
  *       and mask, local result</td></tr>
- *   <tr><td>ATOMIC_CMP_SWAP</td><td>none</td><td>remote STag + 8-aligned address, compare
+ *   <tr><td>ATOMIC_CMP_SWAP</td><td>none</td><td>remote STag + address (of memory 8-aligned at
+ *       the peer), compare
  *       data and mask, swap data and mask, local result</td></tr>
  *   <tr><td>IMMEDIATE_DATA, IMMEDIATE_DATA_WITH_SOLICITED</td><td>none</td>
  *       <td>immediate data</td></tr>
@@ -164,7 +166,8 @@ public enum WorkRequestOpcode {
   }
 
   /**
-   * Whether this is an RFC 7306 Atomic Operation, which needs a 64-bit aligned remote address
+   * Whether this is an RFC 7306 Atomic Operation, whose remote address must land on 64-bit aligned
+   * memory at the peer (the peer checks it)
    * and an 8-octet local result buffer, and carries no SGEs.
    *
    * @return true for FetchAdd and CmpSwap

@@ -66,6 +66,9 @@ public interface EndpointPort {
   /** Abortive teardown: a Terminate with this RDMAP-layer type/code, then close. */
   void abort(int errorType, int errorCode);
 
-  /** Closes the connection at once, discarding output (the stream is already dead). */
+  /**
+   * Closes the connection without further protocol (the stream is already dead), never cutting
+   * an FPDU: the FIN follows what was already written, or the connection is reset past a bound.
+   */
   void closeNow();
 }

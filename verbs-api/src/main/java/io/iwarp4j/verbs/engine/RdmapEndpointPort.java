@@ -96,8 +96,12 @@ public final class RdmapEndpointPort implements EndpointPort {
     endpoint.abort(errorType, errorCode);
   }
 
+  /** How long {@link #closeNow()} lets written octets leave before it resets the connection. */
+  static final long CLOSE_NOW_BOUND_MILLIS = 1_000;
+
   @Override
   public void closeNow() {
-    channel.close();
+    // Never a FIN in the middle of an FPDU: after what was written, or a reset past the bound.
+    io.iwarp4j.mpa.FpduBoundaryClose.close(channel, CLOSE_NOW_BOUND_MILLIS);
   }
 }
