@@ -22,6 +22,16 @@ import org.slf4j.LoggerFactory;
  */
 final class QpBinding {
   private static final Logger log = LoggerFactory.getLogger(QueuePair.class);
+  private static final java.lang.invoke.VarHandle DRAIN_QUEUED;
+
+  static {
+    try {
+      DRAIN_QUEUED = java.lang.invoke.MethodHandles.lookup()
+          .findVarHandle(QpBinding.class, "drainQueued", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final QueuePair qp;
   private final RdmaDevice device;
@@ -32,6 +42,13 @@ final class QpBinding {
   private final SendIssuer sender;
   private final QpReceiver receiver;
   private final Runnable drainTask = this::drainOnLoop;
+  /**
+   * Whether {@link #drainTask} is queued on the loop and has not started: the send and the
+   * receive ring each schedule their own drain, and a receive posted right before a send (a
+   * ping-pong's repost) would otherwise queue the task twice. Cleared by the drain before it
+   * looks at either ring, so a post that sees it set is drained by that task.
+   */
+  private volatile boolean drainQueued;
   /** Set by a connection attempt (or by a close/error before any); cleared by unbind(). */
   private final AtomicBoolean claimed = new AtomicBoolean();
   /** Taken once by {@link #bindLoop} and by {@link #collectUses} before a loop is bound. */
@@ -252,13 +269,28 @@ final class QpBinding {
   /** Run by a poster when the loop should drain (once per batch, see MpscSlotRing). */
   void wakeUp() {
     QpLoop l = loop;
-    if (l != null) {
-      execute(l, drainTask);
+    if (l == null) {
+      return; // no loop yet: the ring keeps the posts; bindLoop drains them
     }
-    // No loop yet: the ring keeps the posts; bindLoop drains them.
+    // The post made its ring SCHEDULED (a volatile write) before this volatile read; the drain
+    // clears the flag before it reads the rings: one of us sees the other.
+    if (drainQueued || !DRAIN_QUEUED.compareAndSet(this, false, true)) {
+      return; // the queued drain will find this post
+    }
+    if (device != null && !l.inEventLoop()) {
+      device.wakeUps().loopWokenUp();
+    }
+    try {
+      l.execute(drainTask);
+    } catch (RejectedExecutionException e) {
+      drainQueued = false;
+      log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
+          e.toString());
+    }
   }
 
   private void drainOnLoop() {
+    drainQueued = false;
     sq.drain();
     rq.drain();
     QpState s = qp.state();
@@ -280,6 +312,7 @@ final class QpBinding {
     events = null;
     connection = null;
     errorRequested = false;
+    drainQueued = false; // a task queued on the old loop may never run; the next loop drains
     synchronized (bindLock) {
       loop = null; // the next connection binds its own channel's loop
     }
