@@ -2,6 +2,7 @@ package io.iwarp4j.tools.perf;
 
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.AccessFlags;
+import io.iwarp4j.verbs.CompletionChannel;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
@@ -14,6 +15,7 @@ import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaConnectException;
 import io.iwarp4j.verbs.RdmaConnection;
+import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.RtrType;
@@ -70,6 +72,8 @@ final class PerfSession implements AutoCloseable {
   final ProtectionDomain pd;
   final CompletionQueue sendCq;
   final CompletionQueue recvCq;
+  /** How the runners wait for data completions ({@code --busy-poll}, {@code -e}, parked). */
+  final CompletionWaiter waiter;
   final QueuePair[] qps;
   final MemoryRegion[] local;
   final MemoryRegion[] target;
@@ -120,12 +124,21 @@ final class PerfSession implements AutoCloseable {
     MpaSettings mpa = MpaSettings.defaults().toBuilder().crc(opts.crc()).markers(opts.markers())
         .build();
     int q = opts.qps();
+    CompletionWaiter.Kind waitKind = opts.waitKind();
     device = RdmaDevice.open(DeviceConfig.builder().eventLoopThreads(1).mpaSettings(mpa)
-        .maxCqe(1 << 22).build());
+        .maxCqe(1 << 22).pollMode(waitKind == CompletionWaiter.Kind.BUSY_POLL ? PollMode.BUSY_POLL
+            : PollMode.PARKED).build());
     pd = device.allocateProtectionDomain();
     int sendDepth = opts.txDepth() + DataQueues.CREDIT_WRS;
-    sendCq = device.createCompletionQueue(Math.max(64, 2 * q * sendDepth));
-    recvCq = device.createCompletionQueue(Math.max(64, 2 * q * opts.rxDepth()));
+    CompletionChannel channel = waitKind == CompletionWaiter.Kind.EVENTS
+        ? device.createCompletionChannel() : null;
+    waiter = new CompletionWaiter(waitKind, channel);
+    int sendCqe = Math.max(64, 2 * q * sendDepth);
+    int recvCqe = Math.max(64, 2 * q * opts.rxDepth());
+    sendCq = channel != null ? device.createCompletionQueue(sendCqe, channel)
+        : device.createCompletionQueue(sendCqe);
+    recvCq = channel != null ? device.createCompletionQueue(recvCqe, channel)
+        : device.createCompletionQueue(recvCqe);
     qps = new QueuePair[q];
     local = new MemoryRegion[q];
     target = new MemoryRegion[q];
