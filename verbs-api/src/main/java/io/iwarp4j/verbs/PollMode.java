@@ -12,9 +12,10 @@ package io.iwarp4j.verbs;
  * do: event loops never block (Netty's epoll busy-wait: a zero-timeout {@code epoll_wait} per
  * turn; with NIO a {@code selectNow} per turn), and {@code await} on the device's completion
  * queues spins for {@link DeviceConfig#awaitSpinNanos()} before it parks. Each event loop keeps
- * one core busy all the time, and each thread in {@code await} one more while it spins. With
- * more spinning threads than cores they take turns at the scheduler's pace and latency gets
- * worse, not better.
+ * one core busy all the time, and each thread in {@code await} one more while it spins. Every
+ * spin yields its core now and then, which costs nothing with a core to spare; with more
+ * spinning threads than cores they still take turns at the scheduler's pace, and latency is no
+ * better than parked.
  */
 public enum PollMode {
   /** Event loops block when idle; {@code await} parks at once. */

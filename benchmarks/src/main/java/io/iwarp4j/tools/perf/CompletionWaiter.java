@@ -60,8 +60,11 @@ final class CompletionWaiter {
         return n;
       }
       Thread.onSpinWait();
-      if ((i & 1023) == 0 && System.nanoTime() - deadline >= 0) {
-        return 0;
+      if ((i & 63) == 0) {
+        Thread.yield(); // as the device's busy loops do: free with a spare core, fair without
+        if ((i & 1023) == 0 && System.nanoTime() - deadline >= 0) {
+          return 0;
+        }
       }
     }
   }
