@@ -6,6 +6,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategy;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -16,6 +17,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -63,13 +65,60 @@ public enum Transport {
    * @return an event loop group of {@code threads} threads (0 = Netty's default) for this transport
    */
   public EventLoopGroup newEventLoopGroup(int threads, ThreadFactory threadFactory) {
+    return newEventLoopGroup(threads, threadFactory, false);
+  }
+
+  /**
+   * An event loop group of {@code threads} threads (0 = Netty's default) for this transport,
+   * whose loops block in epoll/select when idle or, with {@code busyPoll}, never block: each
+   * loop polls its sockets without a timeout, runs its tasks and polls again, one core per loop
+   * spinning. A task handed to a busy-polling loop from another thread needs no eventfd write.
+   *
+   * @param threads the number of event loop threads
+   * @param threadFactory the thread factory
+   * @param busyPoll whether the loops busy-poll instead of blocking
+   * @return the group
+   */
+  public EventLoopGroup newEventLoopGroup(int threads, ThreadFactory threadFactory,
+      boolean busyPoll) {
     if (threads < 0) {
       throw new IllegalArgumentException("threads must be >= 0, not " + threads);
     }
-    IoHandlerFactory factory =
-        resolve() == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    IoHandlerFactory factory;
+    if (resolve() == EPOLL) {
+      // BUSY_WAIT: one epoll_wait with a zero timeout per loop turn (Netty's epollBusyWait).
+      factory = busyPoll ? EpollIoHandler.newFactory(0, () -> BUSY_EPOLL)
+          : EpollIoHandler.newFactory();
+    } else {
+      // NIO has no busy-wait strategy of its own (it treats BUSY_WAIT as SELECT): a selectNow
+      // every turn is the equivalent.
+      factory = busyPoll
+          ? NioIoHandler.newFactory(SelectorProvider.provider(), () -> BUSY_NIO)
+          : NioIoHandler.newFactory();
+    }
     return new MultiThreadIoEventLoopGroup(threads, threadFactory, factory);
   }
+
+  /**
+   * Never blocks: Netty's epoll busy-wait, a zero-timeout epoll_wait per turn. A turn with no
+   * task first yields the core (sched_yield): with a core to itself the loop is back at once; on
+   * a machine with more spinning threads than cores, the thread it would otherwise keep waiting
+   * for a time slice (the peer's loop, the application) runs now.
+   */
+  private static final SelectStrategy BUSY_EPOLL = (selectNow, hasTasks) -> {
+    if (!hasTasks) {
+      Thread.yield();
+    }
+    return SelectStrategy.BUSY_WAIT;
+  };
+
+  /** Never blocks: a selectNow per turn (yielding as above); its result is the keys ready. */
+  private static final SelectStrategy BUSY_NIO = (selectNow, hasTasks) -> {
+    if (!hasTasks) {
+      Thread.yield();
+    }
+    return selectNow.get();
+  };
 
   /**
    * The client socket channel class for this transport.

@@ -312,6 +312,10 @@ public final class CompletionChannel implements AutoCloseable {
     Thread w = waiter;
     if (w != null) {
       LockSupport.unpark(w);
+      RdmaDevice d = device;
+      if (d != null) {
+        d.wakeUps().pollerWokenUp();
+      }
     }
   }
 

@@ -139,6 +139,8 @@ public final class CompletionQueue implements AutoCloseable {
 
   /** The device that made this queue and keeps it until it is closed; null when made directly. */
   private volatile RdmaDevice device;
+  /** How long {@link #await} spins before it parks; 0 (park at once) unless busy-polling. */
+  private volatile long spinNanos;
 
   /**
    * Creates a queue with no listener.
@@ -354,8 +356,10 @@ public final class CompletionQueue implements AutoCloseable {
 
   /**
    * Takes up to {@code out.length} completions, waiting up to {@code timeout} for the first
-   * if none is ready. The wait parks the thread; it does not spin. Any number of threads may
-   * wait; each new completion wakes them all to compete for it.
+   * if none is ready. The wait parks the thread; on a queue of a device in
+   * {@link PollMode#BUSY_POLL} it first spins, polling, for {@link DeviceConfig#awaitSpinNanos()}
+   * (a completion added meanwhile is taken without a wake-up). Any number of threads may wait;
+   * each new completion wakes the parked ones to compete for it.
    *
    * @param out preallocated completions to fill; none may be null
    * @param timeout how long to wait at most; 0 or less does not wait
@@ -397,6 +401,14 @@ public final class CompletionQueue implements AutoCloseable {
     long remaining = unit.toNanos(Math.max(0, timeout));
     // Wrap-around arithmetic keeps deadline - now right even when now + remaining overflows.
     long deadline = System.nanoTime() + remaining;
+    long spin = spinNanos;
+    if (spin > 0 && remaining > 0) {
+      n = spin(out, max, deadline, Math.min(spin, remaining));
+      if (n > 0) {
+        return n;
+      }
+      remaining = deadline - System.nanoTime();
+    }
     for (;;) {
       if ((state & CLOSED) != 0) {
         throw new IllegalStateException("completion queue is closed");
@@ -435,6 +447,56 @@ public final class CompletionQueue implements AutoCloseable {
       }
       remaining = deadline - System.nanoTime();
     }
+  }
+
+  /**
+   * Busy-polls for up to {@code spin} nanoseconds ({@link PollMode#BUSY_POLL}): takes what is
+   * ready as soon as it is added, without a wake-up. Returns 0 when the spin ended empty (then
+   * the caller parks, its checks of close, timeout and interrupt in front of it); throws as
+   * {@link #await} does when the queue is closed or the thread interrupted meanwhile.
+   */
+  private int spin(WorkCompletion[] out, int max, long deadline, long spin)
+      throws InterruptedException {
+    long end = System.nanoTime() + spin;
+    for (int i = 0; ; i++) {
+      Thread.onSpinWait();
+      if (ring.mayHaveReady()) {
+        int n = take(out, max);
+        if (n > 0) {
+          return n;
+        }
+      }
+      if ((state & CLOSED) != 0) {
+        throw new IllegalStateException("completion queue is closed");
+      }
+      // The clock and the interrupt status are looked at every 64 turns: a ready completion is
+      // seen at once, an ending spin a few hundred nanoseconds late. The core is yielded there
+      // too: free at once with a core to spare, and with fewer cores than spinners the event
+      // loop that must deliver the completion gets to run.
+      if ((i & 63) == 63) {
+        Thread.yield();
+        if (Thread.interrupted()) {
+          throw new InterruptedException("interrupted while waiting for completions");
+        }
+        long now = System.nanoTime();
+        if (now - end >= 0 || now - deadline >= 0) {
+          return 0;
+        }
+      }
+    }
+  }
+
+  /**
+   * Sets how long {@link #await} spins before it parks (the device's
+   * {@link DeviceConfig#awaitSpinNanos()}; 0 parks at once, as a queue made directly does).
+   */
+  void spinNanos(long nanos) {
+    spinNanos = nanos;
+  }
+
+  /** {@return how long {@link #await} spins before it parks}, in nanoseconds. */
+  long spinNanos() {
+    return spinNanos;
   }
 
   /**
@@ -585,6 +647,7 @@ public final class CompletionQueue implements AutoCloseable {
 
   /** Called once by the device that made this queue; {@link #close()} tells it. */
   void ownedBy(RdmaDevice d) {
+    spinNanos = d.config().awaitSpinNanos();
     device = d;
   }
 
@@ -706,6 +769,14 @@ public final class CompletionQueue implements AutoCloseable {
     // Clearing first means one unpark per park, however many completions arrive meanwhile.
     if (t != null && SOLE_WAITER.compareAndSet(this, t, null)) {
       LockSupport.unpark(t);
+      countPollerWakeUp();
+    }
+  }
+
+  private void countPollerWakeUp() {
+    RdmaDevice d = device;
+    if (d != null) {
+      d.wakeUps().pollerWokenUp();
     }
   }
 
@@ -714,6 +785,7 @@ public final class CompletionQueue implements AutoCloseable {
     while (w != null) {
       if (w.active) {
         LockSupport.unpark(w.thread);
+        countPollerWakeUp();
       }
       w = w.next;
     }

@@ -44,6 +44,8 @@ public final class CountersSnapshot {
   private static final RdmapMessageType[] TYPES = RdmapMessageType.values();
 
   private final long[] values = new long[RdmapCounters.LENGTH];
+  private long loopWakeUps;
+  private long pollerWakeUps;
 
   /** Creates an empty snapshot (every counter 0). */
   public CountersSnapshot() {
@@ -52,6 +54,8 @@ public final class CountersSnapshot {
   /** Sets every counter to 0. */
   public void clear() {
     java.util.Arrays.fill(values, 0);
+    loopWakeUps = 0;
+    pollerWakeUps = 0;
   }
 
   /** The backing array, filled by the queue pair or device. */
@@ -230,6 +234,36 @@ public final class CountersSnapshot {
     return values[RdmapCounters.READ_RESPONSE_ZERO_COPY_FALLBACKS];
   }
 
+  /**
+   * Device only (0 in a queue pair's snapshot): how many times an application thread posting a
+   * work request handed an event loop a drain task, each of which wakes the loop if it sleeps
+   * (an eventfd write in {@link PollMode#PARKED}; nothing to wake when it busy-polls). Posts
+   * that find a drain already scheduled or running for the queue pair count nothing.
+   *
+   * @return the count since the device was opened
+   */
+  public long loopWakeUps() {
+    return loopWakeUps;
+  }
+
+  /**
+   * Device only (0 in a queue pair's snapshot): how many times an event loop unparked a thread
+   * waiting in {@link CompletionQueue#await} or {@link CompletionChannel#awaitEvent} on the
+   * device's queues and channels. A thread that finds its completion while spinning
+   * ({@link PollMode#BUSY_POLL}) or polling is not counted.
+   *
+   * @return the count since the device was opened
+   */
+  public long pollerWakeUps() {
+    return pollerWakeUps;
+  }
+
+  /** Set by the device with its counters. */
+  void wakeUps(long loop, long poller) {
+    loopWakeUps = loop;
+    pollerWakeUps = poller;
+  }
+
   private long sum(int row) {
     long n = 0;
     for (int i = 0; i < RdmapCounters.OPCODES; i++) {
@@ -268,6 +302,8 @@ public final class CountersSnapshot {
     append(b, "flushed", flushedWorkRequests(), -1);
     append(b, "errorCompletions", errorCompletions(), -1);
     append(b, "errorEvents", errorEvents(), -1);
+    append(b, "loopWakeUps", loopWakeUps, -1);
+    append(b, "pollerWakeUps", pollerWakeUps, -1);
     append(b, "readResponseSnapshots", readResponseSnapshots(), -1);
     append(b, "readResponseZeroCopyFallbacks", readResponseZeroCopyFallbacks(), -1);
     return b.append('}').toString();

@@ -76,6 +76,8 @@ public final class DeviceConfig {
   private final java.time.Duration tcpKeepInterval;
   private final int tcpKeepCount;
   private final java.time.Duration tcpUserTimeout;
+  private final PollMode pollMode;
+  private final long awaitSpinNanos;
 
   private DeviceConfig(Builder b) {
     this.maxStartupConnectionsPerSource = b.maxStartupConnectionsPerSource;
@@ -109,6 +111,8 @@ public final class DeviceConfig {
     this.jmx = b.jmx;
     this.pcapDirectory = b.pcapDirectory;
     this.readResponseCopyBudget = b.readResponseCopyBudget;
+    this.pollMode = b.pollMode;
+    this.awaitSpinNanos = b.awaitSpinNanos;
   }
 
   /**
@@ -341,9 +345,31 @@ public final class DeviceConfig {
     return tcpUserTimeout;
   }
 
+  /**
+   * {@return how the device's threads wait for work}: {@link PollMode#PARKED} (default) or
+   * {@link PollMode#BUSY_POLL}, one spinning core per event loop (see {@link PollMode}).
+   */
+  public PollMode pollMode() {
+    return pollMode;
+  }
+
+  /**
+   * {@return how long {@link CompletionQueue#await} on the device's completion queues spins,
+   * polling, before it parks}, in nanoseconds: {@link #DEFAULT_AWAIT_SPIN_NANOS} unless set, in
+   * {@link PollMode#BUSY_POLL} only; 0 in {@link PollMode#PARKED}, which parks at once.
+   */
+  public long awaitSpinNanos() {
+    return pollMode == PollMode.BUSY_POLL ? awaitSpinNanos : 0;
+  }
+
+  /** The default {@link #awaitSpinNanos()} in {@link PollMode#BUSY_POLL}: 200 µs. */
+  public static final long DEFAULT_AWAIT_SPIN_NANOS = 200_000;
+
   @Override
   public String toString() {
-    return "DeviceConfig{transport=" + transport + ", eventLoopThreads=" + eventLoopThreads
+    return "DeviceConfig{transport=" + transport + ", pollMode=" + pollMode
+        + (pollMode == PollMode.BUSY_POLL ? "/" + awaitSpinNanos + "ns" : "")
+        + ", eventLoopThreads=" + eventLoopThreads
         + ", mpa=" + mpaSettings + ", maxQueuePairs=" + maxQueuePairs + ", maxConnections="
         + maxConnections + ", maxMemoryRegions=" + maxMemoryRegions + ", maxCqe=" + maxCqe
         + ", maxSendWr=" + maxSendWr + ", maxRecvWr=" + maxRecvWr + ", maxSrqWr=" + maxSrqWr
@@ -395,6 +421,8 @@ public final class DeviceConfig {
     private java.time.Duration tcpKeepInterval;
     private int tcpKeepCount;
     private java.time.Duration tcpUserTimeout;
+    private PollMode pollMode = PollMode.PARKED;
+    private long awaitSpinNanos = DEFAULT_AWAIT_SPIN_NANOS;
 
     private Builder() {
     }
@@ -410,6 +438,18 @@ public final class DeviceConfig {
     public Builder maxStartupConnectionsPerSource(int n) {
       this.maxStartupConnectionsPerSource =
           ConfigChecks.atLeast("maxStartupConnectionsPerSource", n, 1);
+      return this;
+    }
+
+    /**
+     * Sets how the device's threads wait for work (default {@link PollMode#PARKED}); see
+     * {@link PollMode} for what {@link PollMode#BUSY_POLL} costs.
+     *
+     * @param mode the mode
+     * @return this builder
+     */
+    public Builder pollMode(PollMode mode) {
+      this.pollMode = Objects.requireNonNull(mode, "mode");
       return this;
     }
 
@@ -464,6 +504,23 @@ public final class DeviceConfig {
             + timeout);
       }
       this.tcpUserTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Sets how long {@link CompletionQueue#await} spins before it parks in
+     * {@link PollMode#BUSY_POLL} (default {@value DeviceConfig#DEFAULT_AWAIT_SPIN_NANOS} ns;
+     * ignored when parked).
+     *
+     * @param spin 0 (park at once) to 1 s
+     * @return this builder
+     */
+    public Builder awaitSpin(Duration spin) {
+      Objects.requireNonNull(spin, "spin");
+      if (spin.isNegative() || spin.compareTo(Duration.ofSeconds(1)) > 0) {
+        throw new IllegalArgumentException("awaitSpin " + spin + " is outside 0..1 s");
+      }
+      this.awaitSpinNanos = spin.toNanos();
       return this;
     }
 

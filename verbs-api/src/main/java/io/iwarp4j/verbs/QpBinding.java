@@ -265,18 +265,28 @@ final class QpBinding {
   /** Run by a poster when the loop should drain (once per batch, see MpscSlotRing). */
   void wakeUp() {
     QpLoop l = loop;
-    if (l != null) {
-      try {
-        l.schedule(drainTask);
-      } catch (RejectedExecutionException e) {
-        log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
-            e.toString());
-      }
+    if (l == null) {
+      return; // no loop yet: the ring keeps the posts; bindLoop drains them
     }
-    // No loop yet: the ring keeps the posts; bindLoop drains them.
+    try {
+      // A drain already waiting is not queued again (LoopTask): the send and the receive ring
+      // each ask for one, and a receive reposted right before a Send would ask twice.
+      if (l.schedule(drainTask) && device != null && !l.inEventLoop()) {
+        device.wakeUps().loopWokenUp();
+      }
+    } catch (RejectedExecutionException e) {
+      log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
+          e.toString());
+    }
   }
 
   private void drainOnLoop() {
+    QpLoop l = loop;
+    if (l == null || !l.inEventLoop()) {
+      // A drain queued on the loop of a connection since reset: the next loop's bindLoop
+      // drains what was posted (the ring stays SCHEDULED until then, so nothing is lost).
+      return;
+    }
     sq.drain();
     rq.drain();
     QpState s = qp.state();

@@ -273,6 +273,7 @@ public final class QueuePair implements AutoCloseable {
     long[] values = into.values();
     java.util.Arrays.fill(values, 0);
     counters.addTo(values);
+    into.wakeUps(0, 0);
     return into;
   }
 

@@ -95,6 +95,8 @@ public final class RdmaDevice implements AutoCloseable {
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
   /** The counters of the open queue pairs and of those closed so far. */
   private final DeviceCounters deviceCounters = new DeviceCounters();
+  /** Wake-ups of the device's event loops and of threads waiting on its queues and channels. */
+  private final WakeUpCounters wakeUps = new WakeUpCounters();
   /** The device's counters MBean, or null. */
   private final ObjectName countersMBean;
   /** Octets of Read Response snapshots held by the device's connections (all event loops). */
@@ -123,7 +125,7 @@ public final class RdmaDevice implements AutoCloseable {
     this.name = "iwarp4j-" + DEVICES.incrementAndGet();
     this.stags = new StagTable(config.maxMemoryRegions());
     this.group = transport.newEventLoopGroup(config.eventLoopThreads(),
-        new DefaultThreadFactory(name, true));
+        new DefaultThreadFactory(name, true), config.pollMode() == PollMode.BUSY_POLL);
     this.qpLoops = new QpLoops(group);
     this.countersMBean = config.jmx() ? registerMBean() : null;
     log.debug("opened device {} on {}: {}", name, transport, config);
@@ -212,6 +214,7 @@ public final class RdmaDevice implements AutoCloseable {
    */
   public CountersSnapshot counters(CountersSnapshot into) {
     deviceCounters.sumInto(into.values());
+    into.wakeUps(wakeUps.loopWakeUps(), wakeUps.pollerWakeUps());
     return into;
   }
 
@@ -629,6 +632,10 @@ public final class RdmaDevice implements AutoCloseable {
   }
 
   // ---- package ----
+
+  WakeUpCounters wakeUps() {
+    return wakeUps;
+  }
 
   EventLoop nextLoop() {
     return group.next();

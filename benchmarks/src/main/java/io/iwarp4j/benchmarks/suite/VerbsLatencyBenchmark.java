@@ -4,6 +4,7 @@ import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.RemoteBuffer;
 import io.iwarp4j.verbs.SendWorkRequest;
@@ -66,6 +67,14 @@ public class VerbsLatencyBenchmark {
   @Param({"true", "false"})
   public boolean crc;
 
+  /**
+   * {@code PARKED} (default) or {@code BUSY_POLL} ({@code -p pollMode=BUSY_POLL}): both devices'
+   * event loops busy-poll and the client's {@code await} spins before it parks (SEND): three
+   * spinning threads, meaningful only with that many idle cores.
+   */
+  @Param({"PARKED"})
+  public String pollMode = "PARKED";
+
   private VerbsPair pair;
   private boolean write;
   private MemoryRegion ping;
@@ -92,7 +101,7 @@ public class VerbsLatencyBenchmark {
       throw new IllegalArgumentException("kind must be SEND or WRITE, not " + kind);
     }
     Echo echo = write ? null : new Echo();
-    pair = new VerbsPair(1, crc, 16, 2 * RECVS, 1, echo);
+    pair = new VerbsPair(1, crc, 16, 2 * RECVS, 1, echo, 0, PollMode.valueOf(pollMode));
     ping = pair.clientPd.allocate(size, ACCESS);
     pong = pair.clientPd.allocate(size, ACCESS);
     serverBuf = pair.serverPd.allocate(size, ACCESS);

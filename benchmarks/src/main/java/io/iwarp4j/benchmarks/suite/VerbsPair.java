@@ -5,6 +5,7 @@ import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
+import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.MpaSettings;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
@@ -67,8 +68,14 @@ final class VerbsPair implements AutoCloseable {
    */
   VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
       CompletionListener serverListener, int srqDepth) throws Exception {
+    this(n, crc, sendWr, recvWr, readDepth, serverListener, srqDepth, PollMode.PARKED);
+  }
+
+  /** As above, with both devices in {@code pollMode}. */
+  VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
+      CompletionListener serverListener, int srqDepth, PollMode pollMode) throws Exception {
     DeviceConfig config = DeviceConfig.builder().eventLoopThreads(1)
-        .mpaSettings(MpaSettings.builder().crc(crc).build())
+        .mpaSettings(MpaSettings.builder().crc(crc).build()).pollMode(pollMode)
         .maxQueuePairs(Math.max(1024, n)).maxSrqWr(Math.max(1 << 14, srqDepth)).build();
     serverDevice = RdmaDevice.open(config);
     clientDevice = RdmaDevice.open(config);

@@ -21,6 +21,8 @@ import java.util.concurrent.locks.LockSupport;
 final class BandwidthRunner {
   private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(30);
   private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** The longest single wait for completions, between checks of the stall and the deadline. */
+  private static final long WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final int QP_SHIFT = 40;
   /** send_bw: idle CQ polls spun before each short park while waiting for credits. */
   private static final int CREDIT_SPINS = 200;
@@ -186,7 +188,7 @@ final class BandwidthRunner {
       try {
         // Credits arrive as Writes without a completion here: spin on the CQ while they may
         // be what the loop waits for.
-        n = credits != null ? cq.poll(wc) : cq.await(wc, wc.length, 50, TimeUnit.MILLISECONDS);
+        n = credits != null ? cq.poll(wc) : s.waiter.await(cq, wc, wc.length, WAIT_NANOS);
         if (n == 0 && credits != null) {
           // Spin a little, then step aside: on a machine with fewer cores than busy threads
           // an endless spin takes the CPU the event loops need to deliver those very credits

@@ -31,6 +31,10 @@ final class LatencyRunner {
   private final RecvWorkRequest rwr = new RecvWorkRequest(1);
   private final WorkCompletion[] wc = {new WorkCompletion()};
   private long[] tposted = new long[0];
+  private final io.iwarp4j.verbs.CountersSnapshot wakeUpsBefore =
+      new io.iwarp4j.verbs.CountersSnapshot();
+  private final io.iwarp4j.verbs.CountersSnapshot wakeUpsAfter =
+      new io.iwarp4j.verbs.CountersSnapshot();
 
   LatencyRunner(PerfSession s, PrintStream err) {
     this.s = s;
@@ -63,6 +67,7 @@ final class LatencyRunner {
       wr.opcode(WorkRequestOpcode.SEND);
     }
     Progress progress = new Progress(err, o.progress(), o.mode().cliName());
+    s.device.counters(wakeUpsBefore);
     long scnt = 0;
     long rcnt = 0;
     int recvsPosted = write ? 0 : (int) Math.min(o.rxDepth(), iters);
@@ -96,11 +101,28 @@ final class LatencyRunner {
       progress.tick(System.nanoTime(), scnt, iters, size);
     }
     progress.finish(scnt, iters, size);
+    reportWakeUps(Math.min(scnt, rcnt));
     int n = (int) Math.min(scnt, cap);
     if (n < LatStats.MEASURE_TAIL + 2) {
       throw new IOException(o.mode().cliName() + ": only " + n + " iterations ran");
     }
     return new Result(n, LatStats.fromPosts(tposted, n, 2));
+  }
+
+  /**
+   * Says on stderr how many wake-ups this end's device counted per round trip
+   * ({@code CountersSnapshot.loopWakeUps}, {@code pollerWakeUps}): drain tasks this thread handed
+   * the event loop, and times the loop unparked this thread.
+   */
+  private void reportWakeUps(long roundTrips) {
+    if (roundTrips == 0) {
+      return;
+    }
+    s.device.counters(wakeUpsAfter);
+    err.printf("# wake-ups per round trip (this end, %s): loop %.2f, poller %.2f%n",
+        s.opts.waitKind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+        (wakeUpsAfter.loopWakeUps() - wakeUpsBefore.loopWakeUps()) / (double) roundTrips,
+        (wakeUpsAfter.pollerWakeUps() - wakeUpsBefore.pollerWakeUps()) / (double) roundTrips);
   }
 
   /**
@@ -164,7 +186,7 @@ final class LatencyRunner {
 
   private void awaitOne(io.iwarp4j.verbs.CompletionQueue cq, String what) throws IOException {
     try {
-      if (cq.await(wc, 1, STALL_NANOS, TimeUnit.NANOSECONDS) != 1) {
+      if (s.waiter.await(cq, wc, 1, STALL_NANOS) != 1) {
         throw new IOException(what + ": no completion within 30 s");
       }
     } catch (InterruptedException e) {

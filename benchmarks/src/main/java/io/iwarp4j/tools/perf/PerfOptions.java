@@ -50,6 +50,10 @@ public final class PerfOptions {
   int timeoutSeconds = 10;
   /** {@code --warmup}, or -1 when not given (then {@link #warmupSeconds()} decides). */
   int warmupSeconds = -1;
+  /** {@code --busy-poll}: the device's loops and the data completion waits spin. */
+  boolean busyPoll;
+  /** {@code -e}: data completions are waited for through a completion channel. */
+  boolean events;
 
   private PerfOptions() {
   }
@@ -102,6 +106,8 @@ public final class PerfOptions {
         case "--no-progress" -> o.progress = false;
         case "-v", "--debug" -> o.debug = true;
         case "--loopback" -> o.loopback = true;
+        case "--busy-poll", "--busy_poll" -> o.busyPoll = true;
+        case "-e", "--events" -> o.events = true;
         // perftest options that need no action here: rdma_cm is our only connection method,
         // there is no CPU frequency to check, no device to pick, one port.
         case "-R", "--rdma_cm", "-F", "--CPU-freq", "-z", "--comm_rdma_cm" -> {
@@ -146,6 +152,10 @@ public final class PerfOptions {
   }
 
   private void applyDefaults() throws UsageException {
+    if (busyPoll && events) {
+      throw new UsageException("--busy-poll and -e exclude each other: spin on the completion"
+          + " queue or sleep until its channel has an event");
+    }
     boolean lat = mode.isLatency();
     if (mode == PerfMode.ATOMIC_BW) {
       if (size > 0 && size != 8) {
@@ -469,6 +479,17 @@ public final class PerfOptions {
   }
 
   /**
+   * How the data completions are waited for: {@code --busy-poll} (the device busy-polls too,
+   * {@code PollMode.BUSY_POLL}), {@code -e} (a completion channel) or parked.
+   *
+   * @return the kind of wait
+   */
+  CompletionWaiter.Kind waitKind() {
+    return busyPoll ? CompletionWaiter.Kind.BUSY_POLL
+        : events ? CompletionWaiter.Kind.EVENTS : CompletionWaiter.Kind.PARKED;
+  }
+
+  /**
    * Whether the test runs for a duration instead of an iteration count.
    *
    * @return true with {@code -D}
@@ -529,6 +550,8 @@ public final class PerfOptions {
     c.debug = debug;
     c.timeoutSeconds = timeoutSeconds;
     c.warmupSeconds = warmupSeconds;
+    c.busyPoll = busyPoll;
+    c.events = events;
     return c;
   }
 
@@ -561,6 +584,10 @@ public final class PerfOptions {
       "  --warmup S          write/read/atomic_bw client: run the test's sizes for S seconds,",
       "                      and each size 50 ms more, before measuring (default 5 with",
       "                      -a or -D, none with -n alone; 0: off)",
+      "  --busy-poll         low-latency mode: the device's event loops busy-poll and the",
+      "                      tool spins on its completion queues (a core per spinning thread)",
+      "  -e, --events        wait for completions through a completion channel (arm, poll,",
+      "                      sleep until the event) instead of polling",
       "  --timeout S         connect timeout (default 10)  -R -F -z -d -i -x: accepted, ignored",
       "");
 }

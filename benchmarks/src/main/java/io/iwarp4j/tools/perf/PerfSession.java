@@ -2,6 +2,7 @@ package io.iwarp4j.tools.perf;
 
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.AccessFlags;
+import io.iwarp4j.verbs.CompletionChannel;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
@@ -14,6 +15,7 @@ import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
 import io.iwarp4j.verbs.RdmaConnectException;
 import io.iwarp4j.verbs.RdmaConnection;
+import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.RtrType;
@@ -80,6 +82,8 @@ final class PerfSession implements AutoCloseable {
    * client's credit window (rx_depth, {@link SendCredits}) has its receives.
    */
   final SharedReceiveQueue srq;
+  /** How the runners wait for data completions ({@code --busy-poll}, {@code -e}, parked). */
+  final CompletionWaiter waiter;
   final QueuePair[] qps;
   final MemoryRegion[] local;
   final MemoryRegion[] target;
@@ -140,8 +144,10 @@ final class PerfSession implements AutoCloseable {
     int q = opts.qps();
     boolean useSrq = !client && opts.useSrq() && opts.mode() == PerfMode.SEND_BW;
     int srqDepth = q * opts.rxDepth();
+    CompletionWaiter.Kind waitKind = opts.waitKind();
     DeviceConfig.Builder dc = DeviceConfig.builder().eventLoopThreads(1).mpaSettings(mpa)
-        .maxCqe(1 << 22);
+        .maxCqe(1 << 22).pollMode(waitKind == CompletionWaiter.Kind.BUSY_POLL ? PollMode.BUSY_POLL
+            : PollMode.PARKED);
     if (useSrq) {
       dc.maxSrqWr(Math.max(srqDepth, DeviceConfig.defaults().maxSrqWr()));
     }
@@ -150,8 +156,15 @@ final class PerfSession implements AutoCloseable {
     srq = useSrq ? pd.createSharedReceiveQueue(SharedReceiveQueueConfig.builder()
         .maxWr(srqDepth).maxSge(1).build()) : null;
     int sendDepth = opts.txDepth() + DataQueues.CREDIT_WRS;
-    sendCq = device.createCompletionQueue(Math.max(64, 2 * q * sendDepth));
-    recvCq = device.createCompletionQueue(Math.max(64, 2 * q * opts.rxDepth()));
+    CompletionChannel channel = waitKind == CompletionWaiter.Kind.EVENTS
+        ? device.createCompletionChannel() : null;
+    waiter = new CompletionWaiter(waitKind, channel);
+    int sendCqe = Math.max(64, 2 * q * sendDepth);
+    int recvCqe = Math.max(64, 2 * q * opts.rxDepth());
+    sendCq = channel != null ? device.createCompletionQueue(sendCqe, channel)
+        : device.createCompletionQueue(sendCqe);
+    recvCq = channel != null ? device.createCompletionQueue(recvCqe, channel)
+        : device.createCompletionQueue(recvCqe);
     qps = new QueuePair[q];
     local = new MemoryRegion[q];
     target = new MemoryRegion[q];

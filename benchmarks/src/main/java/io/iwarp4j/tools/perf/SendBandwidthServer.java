@@ -96,7 +96,7 @@ final class SendBandwidthServer {
     long lastActivity = System.nanoTime();
     try {
       while (received < total) {
-        int n = s.recvCq.await(wc, wc.length, 50, TimeUnit.MILLISECONDS);
+        int n = s.waiter.await(s.recvCq, wc, wc.length, TimeUnit.MILLISECONDS.toNanos(50));
         long now = System.nanoTime();
         for (int k = 0; k < n; k++) {
           WorkCompletion c = wc[k];
@@ -186,7 +186,7 @@ final class SendBandwidthServer {
   private void drainCreditCompletions(int i, int max) throws IOException, InterruptedException {
     long since = System.nanoTime();
     while (creditSeq[i] - creditDone[i] > max) {
-      account(s.sendCq.await(swc, swc.length, 50, TimeUnit.MILLISECONDS));
+      account(s.waiter.await(s.sendCq, swc, swc.length, TimeUnit.MILLISECONDS.toNanos(50)));
       if (System.nanoTime() - since > STALL_NANOS) {
         throw new IOException("send_bw: credit Writes do not complete");
       }

@@ -38,9 +38,9 @@ final class BatchingQpLoop implements QpLoop {
   }
 
   @Override
-  public void schedule(LoopTask task) {
+  public boolean schedule(LoopTask task) {
     if (!task.markQueued()) {
-      return; // waiting to run already: that run sees what this schedule was for
+      return false; // waiting to run already: that run sees what this schedule was for
     }
     LoopTask old;
     do {
@@ -56,7 +56,9 @@ final class BatchingQpLoop implements QpLoop {
         task.clearQueued();
         throw e;
       }
+      return true;
     }
+    return false;
   }
 
   /** Takes the whole batch and runs it oldest first; what is scheduled meanwhile is the next. */

@@ -36,4 +36,10 @@ public abstract class LoopTask implements Runnable {
   final void clearQueued() {
     QUEUED.setVolatile(this, 0);
   }
+
+  /** The task as a loop that does not batch runs it: clears the mark, then runs (made once). */
+  final Runnable runScheduled = () -> {
+    clearQueued();
+    run();
+  };
 }

@@ -18,12 +18,19 @@ public interface QpLoop {
 
   /**
    * Runs {@code task} on this loop soon, like {@link #execute}, batched with the other tasks
-   * scheduled on the loop meanwhile when the loop supports it (see {@link BatchingQpLoop}).
+   * scheduled on the loop meanwhile when the loop supports it (see {@link BatchingQpLoop}). A
+   * task already waiting to run is not queued again (see {@link LoopTask}).
    *
-   * @param task the task; one already waiting to run is not queued twice (see {@link LoopTask})
+   * @param task the task
+   * @return whether this call handed the loop a task of its own to run (a wake-up, when called
+   *     from another thread); false when the task was waiting already or joined a batch
    */
-  default void schedule(LoopTask task) {
-    execute(task);
+  default boolean schedule(LoopTask task) {
+    if (!task.markQueued()) {
+      return false;
+    }
+    execute(task.runScheduled);
+    return true;
   }
 
   /**

@@ -1,0 +1,97 @@
+package io.iwarp4j.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.iwarp4j.tools.perf.IwarpPerf;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * iwarp-perf's ways of waiting for completions, end to end in loopback mode over 127.0.0.1:
+ * {@code --busy-poll} (the devices' event loops busy-poll, the tool spins on its queues) and
+ * {@code -e} (a completion channel), for the latency and bandwidth tests, with the result line
+ * checked as {@link IwarpPerfIT} does and the wake-up line of the latency tests. Few iterations:
+ * with four spinning threads on a small machine a busy-polled round trip takes a scheduler
+ * time slice. Nothing is timed.
+ */
+@Timeout(300)
+class IwarpPerfLowLatencyIT {
+  private static final Pattern LAT_LINE = Pattern.compile(
+      "^ (\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)"
+          + "\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
+  private static final Pattern BW_LINE = Pattern.compile(
+      "^ (\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
+  private static final Pattern WAKE_UPS = Pattern.compile(
+      "# wake-ups per round trip \\(this end, ([a-z-]+)\\): loop ([0-9.]+), poller ([0-9.]+)");
+
+  private record Run(int status, String out, String err) {
+  }
+
+  private static Run perf(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = IwarpPerf.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(status, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"send_lat, --busy-poll, busy-poll", "write_lat, --busy-poll, busy-poll",
+      "send_lat, -e, events", "write_lat, -e, events", "send_lat, --no-progress, parked"})
+  void latencyTestsWaitTheWayAsked(String test, String option, String kind) {
+    Run r = perf("loopback", test, "-n", "60", "-s", "8", "--no-progress", option);
+    assertEquals(0, r.status(), r.out() + r.err());
+    Matcher m = LAT_LINE.matcher(r.out());
+    assertTrue(m.find(), "no result line: " + r.out());
+    assertEquals(8, Long.parseLong(m.group(1)));
+    assertEquals(60, Long.parseLong(m.group(2)));
+    double min = Double.parseDouble(m.group(3));
+    double typical = Double.parseDouble(m.group(5));
+    double max = Double.parseDouble(m.group(4));
+    assertTrue(min > 0 && min <= typical && typical <= max, m.group());
+    Matcher w = WAKE_UPS.matcher(r.err());
+    assertTrue(w.find(), "no wake-up line: " + r.err());
+    assertEquals(kind, w.group(1));
+    if (test.equals("send_lat")) {
+      // Every round trip posts a Send from the application thread: a drain task for the loop.
+      assertTrue(Double.parseDouble(w.group(2)) >= 1.0, w.group());
+    }
+    if (kind.equals("busy-poll")) {
+      assertEquals(0.0, Double.parseDouble(w.group(3)), "a spinning tool is never unparked: "
+          + w.group());
+    }
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"write_bw, --busy-poll", "send_bw, --busy-poll", "write_bw, -e", "send_bw, -e",
+      "read_bw, -e"})
+  void bandwidthTestsWaitTheWayAsked(String test, String option) {
+    List<String> args = new ArrayList<>(List.of("loopback", test, "-n", "300", "-s", "4096",
+        "--no-progress", option));
+    Run r = perf(args.toArray(String[]::new));
+    assertEquals(0, r.status(), r.out() + r.err());
+    Matcher m = BW_LINE.matcher(r.out());
+    assertTrue(m.find(), "no result line: " + r.out());
+    assertEquals(4096, Long.parseLong(m.group(1)));
+    assertEquals(300, Long.parseLong(m.group(2)));
+    assertTrue(Double.parseDouble(m.group(4)) > 0, m.group());
+  }
+
+  @Test
+  void busyPollAndEventsExcludeEachOther() {
+    Run r = perf("loopback", "send_lat", "--busy-poll", "-e");
+    assertEquals(2, r.status(), r.out() + r.err());
+    assertTrue(r.err().contains("--busy-poll and -e exclude each other"), r.err());
+  }
+}
