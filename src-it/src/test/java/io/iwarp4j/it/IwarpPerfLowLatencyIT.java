@@ -64,8 +64,10 @@ class IwarpPerfLowLatencyIT {
     assertTrue(w.find(), "no wake-up line: " + r.err());
     assertEquals(kind, w.group(1));
     if (test.equals("send_lat")) {
-      // Every round trip posts a Send from the application thread: a drain task for the loop.
-      assertTrue(Double.parseDouble(w.group(2)) >= 1.0, w.group());
+      // Every round trip posts a Send from the application thread. It hands the loop a task
+      // unless a drain is already queued or its loop's batch is pending (BatchingQpLoop): some
+      // round trips wake the loop, not necessarily every one.
+      assertTrue(Double.parseDouble(w.group(2)) > 0, w.group());
     }
     if (kind.equals("busy-poll")) {
       assertEquals(0.0, Double.parseDouble(w.group(3)), "a spinning tool is never unparked: "
