@@ -103,23 +103,11 @@ public interface RdmapEndpointListener {
   void onDisconnected(boolean graceful);
 
   /**
-   * A read from the socket is about to be decoded (once per read, before any of its segments is
-   * validated). The owner should post, right now and on this thread, every receive it has
-   * already accepted but not yet handed over with {@link RdmapEndpoint#postReceive}: a Send in
-   * this batch that finds no posted buffer is a protocol error (Terminate "no buffer available"),
-   * and nobody asks again.
-   */
-  default void beforeReadBatch() {
-  }
-
-  /**
-   * A Send-type message or Immediate Data arrived and finds no posted receive buffer, after
-   * {@link #beforeReadBatch}: the owner may post one now, on this thread, with
-   * {@link RdmapEndpoint#postReceive} (a receive taken from a shared receive queue at the moment
-   * a message needs it, or receives the owner accepted and has not handed over yet: an owner
-   * may hand receives over here instead of before every read). If it posts none, the stream
-   * ends with DDP's "no buffer available" Terminate (1/2/0x02), as without this call. Must not
-   * block.
+   * A Send-type message or Immediate Data arrived and finds no posted receive buffer: the owner
+   * posts one now, on this thread, with {@link RdmapEndpoint#postReceive} (receives it accepted
+   * and has not handed over yet, or one taken from a shared receive queue at the moment a
+   * message needs it). If it posts none, the stream ends with DDP's "no buffer available"
+   * Terminate (1/2/0x02). Must not block.
    */
   default void onReceiveBufferNeeded() {
   }

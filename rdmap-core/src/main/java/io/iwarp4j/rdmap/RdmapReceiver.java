@@ -102,11 +102,6 @@ final class RdmapReceiver implements DdpStreamListener {
   }
 
   @Override
-  public void beforeReadBatch() {
-    receiveBuffers.beforeReadBatch();
-  }
-
-  @Override
   public void receiveBufferNeeded(int qn) {
     if (teardown.isOpen()) {
       receiveBuffers.bufferNeeded();

@@ -68,11 +68,6 @@ final class ReceiveBuffers {
     listener.onImmediateData(bufferId, opcode, data);
   }
 
-  /** A socket read is about to be decoded: let the owner hand over the receives it accepted. */
-  void beforeReadBatch() {
-    listener.beforeReadBatch();
-  }
-
   /** A Send-type message found no posted buffer: the owner may post one now (shared queue). */
   void bufferNeeded() {
     listener.onReceiveBufferNeeded();

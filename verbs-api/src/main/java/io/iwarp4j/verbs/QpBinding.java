@@ -252,9 +252,13 @@ final class QpBinding {
     try {
       l.execute(task);
     } catch (RejectedExecutionException e) {
-      log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
-          e.toString());
+      rejected(e);
     }
+  }
+
+  private void rejected(RejectedExecutionException e) {
+    log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
+        e.toString());
   }
 
   /** The queue-pair loop of event loop {@code e}: the device's shared one (tests: a plain one). */
@@ -275,8 +279,7 @@ final class QpBinding {
         device.wakeUps().loopWokenUp();
       }
     } catch (RejectedExecutionException e) {
-      log.debug("queue pair {}: event loop rejected a task (device closing): {}", number,
-          e.toString());
+      rejected(e);
     }
   }
 

@@ -165,8 +165,9 @@ public abstract class WorkQueue<W, E> {
 
   /** Work requests posted and not yet retired (a snapshot). */
   public final int outstanding() {
-    long retired = retiredTotal.getVolatile(); // first: both only grow, so this is never < 0
-    return (int) Math.max(0, postedTotal.getVolatile() - retired);
+    // Retired first: both only grow and retired never passes posted, so this is never < 0.
+    long retired = retiredTotal.getVolatile();
+    return (int) (postedTotal.getVolatile() - retired);
   }
 
   final int depth() {
