@@ -21,6 +21,22 @@ class BatchingQpLoopTest {
     executor.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10_000);
   }
 
+  /** Keeps the loop busy until the returned latch is counted down, so schedules pile up. */
+  private CountDownLatch occupyLoop() throws InterruptedException {
+    CountDownLatch blocked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    executor.execute(() -> {
+      blocked.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    assertTrue(blocked.await(10, TimeUnit.SECONDS));
+    return release;
+  }
+
   /** A task that counts its runs, checks it runs on the loop, and records the order. */
   private final class Counted extends LoopTask {
     final int id;
@@ -43,17 +59,7 @@ class BatchingQpLoopTest {
   @Test
   void tasksScheduledWhileTheLoopIsBusyRunOnceEachInTheOrderTheyWereScheduled() throws Exception {
     List<Integer> order = new ArrayList<>();
-    CountDownLatch blocked = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    executor.execute(() -> {
-      blocked.countDown();
-      try {
-        release.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    assertTrue(blocked.await(10, TimeUnit.SECONDS));
+    CountDownLatch release = occupyLoop();
     List<Counted> tasks = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       Counted t = new Counted(i, order);
@@ -76,17 +82,7 @@ class BatchingQpLoopTest {
   @Test
   void aTaskScheduledAgainWhileItWaitsRunsOnceAndTheOthersOfItsBatchAreKept() throws Exception {
     List<Integer> order = new ArrayList<>();
-    CountDownLatch blocked = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    executor.execute(() -> {
-      blocked.countDown();
-      try {
-        release.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    assertTrue(blocked.await(10, TimeUnit.SECONDS));
+    CountDownLatch release = occupyLoop();
     Counted a = new Counted(1, order);
     Counted b = new Counted(2, order);
     Counted c = new Counted(3, order);
@@ -126,17 +122,7 @@ class BatchingQpLoopTest {
   @Test
   void aTaskThatThrowsDoesNotStopTheOthersOfItsBatch() throws Exception {
     List<Integer> order = new ArrayList<>();
-    CountDownLatch blocked = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    executor.execute(() -> {
-      blocked.countDown();
-      try {
-        release.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
-    assertTrue(blocked.await(10, TimeUnit.SECONDS));
+    CountDownLatch release = occupyLoop();
     Counted first = new Counted(1, order);
     LoopTask failing = new LoopTask() {
       @Override
