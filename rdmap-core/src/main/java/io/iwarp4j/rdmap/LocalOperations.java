@@ -114,21 +114,10 @@ final class LocalOperations {
   }
 
   private void grow() {
-    int n = tokens.length;
-    long[] t = new long[n * 2];
-    long[] c = new long[n * 2];
-    long[] l = new long[n * 2];
-    for (long p = head; p < tail; p++) {
-      int from = (int) p & mask;
-      int to = (int) p & (n * 2 - 1);
-      t[to] = tokens[from];
-      c[to] = conditions[from];
-      l[to] = readLengths[from];
-    }
-    tokens = t;
-    conditions = c;
-    readLengths = l;
-    mask = n * 2 - 1;
+    tokens = RingArrays.doubled(tokens, head, tail);
+    conditions = RingArrays.doubled(conditions, head, tail);
+    readLengths = RingArrays.doubled(readLengths, head, tail);
+    mask = tokens.length - 1;
   }
 
   @Override

@@ -73,37 +73,17 @@ final class OutstandingReads {
 
   /** Makes room for one more entry: doubles the arrays when they are full (ORD allows more). */
   private void growIfFull() {
-    int n = positions.length;
-    if (tail - head < n) {
+    if (tail - head < positions.length) {
       return;
     }
-    int m = n * 2;
-    long[] pos = new long[m];
-    int[] stags = new int[m];
-    long[] tos = new long[m];
-    long[] lens = new long[m];
-    long[] done = new long[m];
-    int[] ids = new int[m];
-    boolean[] atom = new boolean[m];
-    for (long p = head; p < tail; p++) {
-      int from = (int) p & mask;
-      int to = (int) p & (m - 1);
-      pos[to] = positions[from];
-      stags[to] = sinkStags[from];
-      tos[to] = sinkTos[from];
-      lens[to] = lengths[from];
-      done[to] = placed[from];
-      ids[to] = requestIds[from];
-      atom[to] = atomic[from];
-    }
-    positions = pos;
-    sinkStags = stags;
-    sinkTos = tos;
-    lengths = lens;
-    placed = done;
-    requestIds = ids;
-    atomic = atom;
-    mask = m - 1;
+    positions = RingArrays.doubled(positions, head, tail);
+    sinkStags = RingArrays.doubled(sinkStags, head, tail);
+    sinkTos = RingArrays.doubled(sinkTos, head, tail);
+    lengths = RingArrays.doubled(lengths, head, tail);
+    placed = RingArrays.doubled(placed, head, tail);
+    requestIds = RingArrays.doubled(requestIds, head, tail);
+    atomic = RingArrays.doubled(atomic, head, tail);
+    mask = positions.length - 1;
   }
 
   /** The ORD this ring enforces. */

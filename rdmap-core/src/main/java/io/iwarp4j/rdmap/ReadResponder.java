@@ -114,21 +114,10 @@ final class ReadResponder {
 
   /** Doubles the arrays, keeping the responses in flight at their positions. */
   private void grow() {
-    int m = regions.length * 2;
-    MemoryRegion[] r = new MemoryRegion[m];
-    long[] c = new long[m];
-    long[] t = new long[m];
-    for (long p = head; p < tail; p++) {
-      int from = (int) p & mask;
-      int to = (int) p & (m - 1);
-      r[to] = regions[from];
-      c[to] = charged[from];
-      t[to] = txSeqs[from];
-    }
-    regions = r;
-    charged = c;
-    txSeqs = t;
-    mask = m - 1;
+    regions = RingArrays.doubled(regions, head, tail);
+    charged = RingArrays.doubled(charged, head, tail);
+    txSeqs = RingArrays.doubled(txSeqs, head, tail);
+    mask = regions.length - 1;
   }
 
   /** Requests delivered whose response the transport has not taken yet. */
