@@ -42,6 +42,12 @@ import java.util.function.Supplier;
  * per value; a producer that adds a batch that way must call {@link #publishFence()} once after
  * it and before it reads what waiters wrote.
  *
+ * <p>Slots are made on first use, in chunks of {@value #CHUNK} (a producer that first reaches a
+ * chunk makes it and publishes it with a CAS; a racing producer's copy is dropped): a ring sized
+ * for many queue pairs' full depth costs only its chunk table until completions fill it, so an
+ * idle completion queue or shared receive queue holds no slot objects. A chunk that does not exist
+ * yet has never held a value, so to a consumer it reads as empty. Once made, a chunk is kept.
+ *
  * <p>Progress: a producer or consumer stalled between its CAS and its sequence write holds up
  * that one slot: consumers see the ring as empty at an unpublished slot even when later values
  * are stored, and a producer lapping a slot still being copied out waits. No value is lost or
@@ -54,7 +60,12 @@ public final class MpmcSlotRing<T> {
   /** The largest capacity accepted. */
   public static final int MAX_CAPACITY = 1 << 24;
 
+  /** Slots per chunk, a power of two. */
+  static final int CHUNK = 64;
+  private static final int CHUNK_SHIFT = Integer.numberOfTrailingZeros(CHUNK);
+
   private static final VarHandle SEQ;
+  private static final VarHandle CHUNKS = MethodHandles.arrayElementVarHandle(Slot[][].class);
 
   static {
     try {
@@ -75,7 +86,9 @@ public final class MpmcSlotRing<T> {
     }
   }
 
-  private final Slot<T>[] slots;
+  /** The slots by chunk; an element is null until a producer first needs that chunk. */
+  private final Slot<T>[][] chunks;
+  private final Supplier<? extends T> slotFactory;
   private final int capacity;
   /** {@code capacity - 1} when the capacity is a power of two, else -1 (see {@link #index}). */
   private final int mask;
@@ -88,8 +101,9 @@ public final class MpmcSlotRing<T> {
    *
    * @param capacity the number of values the ring holds, 1 to {@value #MAX_CAPACITY}; need
    *     not be a power of two
-   * @param slotFactory makes the slot objects, called {@code capacity} times here and never
-   *     again
+   * @param slotFactory makes the slot objects, on first use of each chunk of slots (by the
+   *     producer that reaches it), at most {@code capacity} times in all and never once every
+   *     slot has been used
    * @param copier copies its first argument into its second: used to copy a value into a slot
    *     and a slot into a destination; must not allocate if the ring is to stay allocation-free
    * @throws IllegalArgumentException if {@code capacity} is out of range
@@ -101,18 +115,68 @@ public final class MpmcSlotRing<T> {
       throw new IllegalArgumentException("ring capacity " + capacity + " is outside 1.."
           + MAX_CAPACITY);
     }
-    Objects.requireNonNull(slotFactory, "slotFactory");
+    this.slotFactory = Objects.requireNonNull(slotFactory, "slotFactory");
     this.copier = Objects.requireNonNull(copier, "copier");
     this.capacity = capacity;
     this.mask = Integer.bitCount(capacity) == 1 ? capacity - 1 : -1;
     @SuppressWarnings("unchecked")
-    Slot<T>[] array = (Slot<T>[]) new Slot<?>[capacity];
-    for (int i = 0; i < capacity; i++) {
-      array[i] = new Slot<>(Objects.requireNonNull(slotFactory.get(), "slotFactory returned null"),
-          2L * i);
+    Slot<T>[][] table = (Slot<T>[][]) new Slot<?>[(capacity + CHUNK - 1) >>> CHUNK_SHIFT][];
+    this.chunks = table;
+  }
+
+  /** The slot at {@code index}, or null when its chunk has not been made (it never held a value). */
+  private Slot<T> slotIfMade(int index) {
+    @SuppressWarnings("unchecked")
+    Slot<T>[] chunk = (Slot<T>[]) CHUNKS.getAcquire(chunks, index >>> CHUNK_SHIFT);
+    return chunk == null ? null : chunk[index & (CHUNK - 1)];
+  }
+
+  /** The slot at {@code index} of a chunk that exists (a producer claimed a position in it). */
+  private Slot<T> slot(int index) {
+    @SuppressWarnings("unchecked")
+    Slot<T>[] chunk = (Slot<T>[]) CHUNKS.getAcquire(chunks, index >>> CHUNK_SHIFT);
+    return chunk[index & (CHUNK - 1)];
+  }
+
+  /** The slot at {@code index}, its chunk made first if no producer has made it yet. */
+  private Slot<T> slotMaking(int index) {
+    Slot<T> s = slotIfMade(index);
+    return s != null ? s : makeChunk(index >>> CHUNK_SHIFT)[index & (CHUNK - 1)];
+  }
+
+  /**
+   * Makes chunk {@code c} and publishes it with a CAS. Its slots are free for the first lap
+   * ({@code seq == 2 × index}): a chunk is only missing before any position in it was claimed.
+   */
+  private Slot<T>[] makeChunk(int c) {
+    int base = c << CHUNK_SHIFT;
+    int n = Math.min(CHUNK, capacity - base);
+    @SuppressWarnings("unchecked")
+    Slot<T>[] made = (Slot<T>[]) new Slot<?>[n];
+    for (int i = 0; i < n; i++) {
+      made[i] = new Slot<>(Objects.requireNonNull(slotFactory.get(), "slotFactory returned null"),
+          2L * (base + i));
     }
-    this.slots = array;
-    // The constructor's plain writes reach other threads through the final field `slots`.
+    @SuppressWarnings("unchecked")
+    Slot<T>[] witness = (Slot<T>[]) CHUNKS.compareAndExchangeRelease(chunks, c, null, made);
+    return witness == null ? made : witness;
+  }
+
+  /**
+   * The number of slot objects made so far (chunks made × their size): a diagnostic for tests
+   * and memory accounting.
+   *
+   * @return 0 to {@link #capacity()}
+   */
+  public int slotsMade() {
+    int n = 0;
+    for (int c = 0; c < chunks.length; c++) {
+      Object chunk = CHUNKS.getAcquire(chunks, c);
+      if (chunk != null) {
+        n += ((Slot<?>[]) chunk).length;
+      }
+    }
+    return n;
   }
 
   /**
@@ -136,7 +200,7 @@ public final class MpmcSlotRing<T> {
     if (pos < 0) {
       return false;
     }
-    Slot<T> slot = slots[index(pos)];
+    Slot<T> slot = slot(index(pos));
     copier.accept(value, slot.item);
     SEQ.setVolatile(slot, 2 * pos + 1);
     return true;
@@ -155,7 +219,7 @@ public final class MpmcSlotRing<T> {
     if (pos < 0) {
       return false;
     }
-    Slot<T> slot = slots[index(pos)];
+    Slot<T> slot = slot(index(pos));
     copier.accept(value, slot.item);
     SEQ.setRelease(slot, 2 * pos + 1);
     return true;
@@ -175,7 +239,7 @@ public final class MpmcSlotRing<T> {
     long pos = enqueuePos.getOpaque();
     int waits = 0;
     for (;;) {
-      long dif = (long) SEQ.getAcquire(slots[index(pos)]) - 2 * pos;
+      long dif = (long) SEQ.getAcquire(slotMaking(index(pos))) - 2 * pos;
       if (dif == 0) {
         long witness = enqueuePos.compareAndExchange(pos, pos + 1);
         if (witness == pos) {
@@ -208,7 +272,7 @@ public final class MpmcSlotRing<T> {
     if (pos < 0) {
       return false;
     }
-    Slot<T> slot = slots[index(pos)];
+    Slot<T> slot = slot(index(pos));
     copier.accept(slot.item, destination);
     SEQ.setRelease(slot, 2 * (pos + capacity));
     return true;
@@ -234,7 +298,11 @@ public final class MpmcSlotRing<T> {
       int i = index(pos);
       boolean stale = false;
       while (n < max) {
-        long dif = (long) SEQ.getAcquire(slots[i]) - (2 * (pos + n) + 1);
+        Slot<T> slot = slotIfMade(i);
+        if (slot == null) {
+          break; // never made, so never published
+        }
+        long dif = (long) SEQ.getAcquire(slot) - (2 * (pos + n) + 1);
         if (dif != 0) {
           // Below: not published yet. Above: another consumer took it, so pos is stale.
           stale = dif > 0 && n == 0;
@@ -258,7 +326,7 @@ public final class MpmcSlotRing<T> {
     }
     int i = index(pos);
     for (int k = 0; k < n; k++) {
-      Slot<T> slot = slots[i];
+      Slot<T> slot = slot(i);
       copier.accept(slot.item, out[k]);
       SEQ.setRelease(slot, 2 * (pos + k + capacity));
       i = i + 1 == capacity ? 0 : i + 1;
@@ -283,7 +351,7 @@ public final class MpmcSlotRing<T> {
     if (pos < 0) {
       return false;
     }
-    Slot<T> slot = slots[index(pos)];
+    Slot<T> slot = slot(index(pos));
     try {
       consumer.accept(slot.item, arg);
     } finally {
@@ -301,7 +369,11 @@ public final class MpmcSlotRing<T> {
   private long claimOne() {
     long pos = dequeuePos.getOpaque();
     for (;;) {
-      long dif = (long) SEQ.getAcquire(slots[index(pos)]) - (2 * pos + 1);
+      Slot<T> slot = slotIfMade(index(pos));
+      if (slot == null) {
+        return -1; // never made, so never published: empty
+      }
+      long dif = (long) SEQ.getAcquire(slot) - (2 * pos + 1);
       if (dif == 0) {
         long witness = dequeuePos.compareAndExchange(pos, pos + 1);
         if (witness == pos) {
@@ -325,7 +397,8 @@ public final class MpmcSlotRing<T> {
    */
   public boolean mayHaveReady() {
     long pos = dequeuePos.getVolatile();
-    return (long) SEQ.getVolatile(slots[index(pos)]) != 2 * pos;
+    Slot<T> slot = slotIfMade(index(pos));
+    return slot != null && (long) SEQ.getVolatile(slot) != 2 * pos;
   }
 
   /**
@@ -355,7 +428,10 @@ public final class MpmcSlotRing<T> {
     long tail = enqueuePos.getVolatile();
     int visited = 0;
     for (long pos = head; pos < tail && pos < head + capacity; pos++) {
-      Slot<T> slot = slots[index(pos)];
+      Slot<T> slot = slotIfMade(index(pos));
+      if (slot == null) {
+        continue; // never made, so never published
+      }
       long seq = (long) SEQ.getAcquire(slot);
       if (seq != 2 * pos + 1) {
         continue; // taken already, or not yet published

@@ -87,8 +87,37 @@ class MpmcSlotRingTest {
   void capacityOutOfRange() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ring(0));
     assertEquals("ring capacity 0 is outside 1..16777216", e.getMessage());
-    assertThrows(NullPointerException.class,
-        () -> new MpmcSlotRing<Cell>(2, () -> null, (a, b) -> { }));
+    // Slots are made on first use, so a factory that returns null fails the first offer.
+    MpmcSlotRing<Cell> broken = new MpmcSlotRing<Cell>(2, () -> null, (a, b) -> { });
+    assertThrows(NullPointerException.class, () -> broken.offer(cell(1)));
+  }
+
+  @Test
+  void slotsAreMadeChunkByChunkOnFirstUseAndKept() {
+    // 200 = three whole chunks of 64 and a last chunk of 8.
+    MpmcSlotRing<Cell> ring = ring(200);
+    Cell out = new Cell();
+    assertEquals(0, ring.slotsMade(), "an unused ring holds no slot objects");
+    assertFalse(ring.mayHaveReady());
+    assertFalse(ring.poll(out));
+    assertEquals(0, ring.poll(new Cell[] {out}, 1));
+    assertEquals(0, ring.forEachStored(new Cell(), c -> { }));
+    assertTrue(ring.offer(cell(0)));
+    assertEquals(MpmcSlotRing.CHUNK, ring.slotsMade());
+    assertTrue(ring.poll(out));
+    assertEquals(MpmcSlotRing.CHUNK, ring.slotsMade(), "taking a value makes no chunk");
+    // Two laps, values across every chunk boundary and the wrap, in order.
+    for (int v = 1; v <= 400; v++) {
+      assertTrue(ring.offer(cell(v)), "offer " + v);
+      assertTrue(ring.poll(out), "poll " + v);
+      assertEquals(v, out.value);
+    }
+    assertEquals(200, ring.slotsMade(), "every chunk made once, the last one partial");
+    for (int v = 0; v < 200; v++) {
+      assertTrue(ring.offer(cell(v)));
+    }
+    assertFalse(ring.offer(cell(-1)), "full at exactly the capacity");
+    assertEquals(200, ring.forEachStored(new Cell(), c -> { }));
   }
 
   @Test
@@ -193,8 +222,18 @@ class MpmcSlotRingTest {
   void batchConsumersAndProducersTakeEveryValueExactlyOnce() throws Exception {
     // Two producers and two consumers, one polling in batches and one by one, on a small ring
     // that wraps thousands of times: every value is taken once, each producer's in order.
+    everyValueTakenExactlyOnce(7);
+  }
+
+  @Test
+  void producersRacingToMakeChunksLoseNoValue() throws Exception {
+    // Five chunks, the last partial: the producers race to make each chunk on the first lap.
+    everyValueTakenExactlyOnce(300);
+  }
+
+  private static void everyValueTakenExactlyOnce(int capacity) throws Exception {
     int perProducer = 50_000;
-    MpmcSlotRing<Cell> ring = ring(7);
+    MpmcSlotRing<Cell> ring = ring(capacity);
     java.util.concurrent.atomic.AtomicIntegerArray seen =
         new java.util.concurrent.atomic.AtomicIntegerArray(2 * perProducer);
     java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
