@@ -28,8 +28,8 @@ final class InboundRequests {
   private final ReadResponder responder;
   private final AtomicResponder atomics;
   private final TerminateSender terminator;
-  private final ByteBuf atomicResponseHeader =
-      Unpooled.wrappedBuffer(new byte[AtomicResponseHeader.LENGTH]);
+  /** Made on the first Atomic Response: a queue pair that answers none holds no buffer. */
+  private ByteBuf atomicResponseHeader;
   /** Inbound requests that wait for earlier Read Responses to leave (see the class). */
   private final DeferredRequests deferred;
   private final int ird;
@@ -90,6 +90,9 @@ final class InboundRequests {
     if (error != null) {
       terminator.terminate(error, failed);
       return;
+    }
+    if (atomicResponseHeader == null) {
+      atomicResponseHeader = Unpooled.wrappedBuffer(new byte[AtomicResponseHeader.LENGTH]);
     }
     atomicResponseHeader.clear();
     AtomicResponseHeader.write(atomicResponseHeader, atomics.requestId(), atomics.originalValue());

@@ -51,9 +51,8 @@ final class RdmapReceiver implements DdpStreamListener {
   private final TerminatedSegment lastMessage = new TerminatedSegment();
   /** What the Terminate for the error found now echoes. */
   private final TerminatedSegment failed = new TerminatedSegment();
-  /** A received Terminate, rebuilt as one ULPDU for {@link TerminateMessage}. */
-  private final ByteBuf terminate = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH
-      + RdmapEndpoint.TERMINATE_QUEUE_MESSAGE_LENGTH]);
+  /** A received Terminate, rebuilt as one ULPDU for {@link TerminateMessage}; made for it. */
+  private ByteBuf terminate;
   private final TerminateMessage terminateView = new TerminateMessage();
   /** The 8 octets of the Immediate Data message being delivered (read before its delivery). */
   private long immediateData;
@@ -286,6 +285,10 @@ final class RdmapReceiver implements DdpStreamListener {
 
   /** Decodes a received Terminate and ends the stream (RFC 5040 §5.4, §6.2.1). */
   private void terminateDelivered(ByteBuf message) {
+    if (terminate == null) {
+      terminate = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH
+          + RdmapEndpoint.TERMINATE_QUEUE_MESSAGE_LENGTH]);
+    }
     terminate.clear();
     ByteBuf header = lastMessage.ddpHeader();
     terminate.writeBytes(header, header.readerIndex(), header.readableBytes());

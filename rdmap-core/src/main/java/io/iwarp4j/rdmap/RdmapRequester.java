@@ -46,12 +46,11 @@ final class RdmapRequester {
   private final TerminateSender terminator;
   /** Whether the RFC 7306 opcodes may be issued on this stream. */
   private final boolean rfc7306;
-  private final ByteBuf readRequestHeader =
-      Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
-  private final ByteBuf atomicRequestHeader =
-      Unpooled.wrappedBuffer(new byte[AtomicRequestHeader.LENGTH]);
-  private final ByteBuf immediateHeader =
-      Unpooled.wrappedBuffer(new byte[ImmediateDataHeader.LENGTH]);
+  // Each made on the first request of its kind: an idle queue pair (or one that only Writes
+  // and Sends) holds none.
+  private ByteBuf readRequestHeader;
+  private ByteBuf atomicRequestHeader;
+  private ByteBuf immediateHeader;
   /** The Request Identifier the next Atomic Request carries. */
   private int nextAtomicRequestId = 1;
 
@@ -87,6 +86,9 @@ final class RdmapRequester {
     long size = Integer.toUnsignedLong(length);
     // The sink is the caller's to check (verbs: SendIssuer.checkSges); DDP checks and pins it
     // before each placement (StagTable.checkAndPlace), which finds a sink deregistered since.
+    if (readRequestHeader == null) {
+      readRequestHeader = Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
+    }
     readRequestHeader.clear();
     ReadRequestHeader.write(readRequestHeader, sinkStag, sinkTo, length, srcStag, srcTo);
     stream.sendUntagged(READ_REQUEST_RSVD_ULP, RdmapOpcode.RDMA_READ_REQUEST.queueNumber(),
@@ -142,6 +144,9 @@ final class RdmapRequester {
     // checked again, and pinned, where it is written (atomicResponseDelivered).
     boolean fetchAdd = op == AtomicOpcode.FETCH_ADD;
     int requestId = nextAtomicRequestId++;
+    if (atomicRequestHeader == null) {
+      atomicRequestHeader = Unpooled.wrappedBuffer(new byte[AtomicRequestHeader.LENGTH]);
+    }
     atomicRequestHeader.clear();
     AtomicRequestHeader.write(atomicRequestHeader, op.code(), requestId, remoteStag, remoteTo,
         addOrSwapData, addOrSwapMask, fetchAdd ? 0 : compareData, fetchAdd ? -1L : compareMask);
@@ -153,6 +158,9 @@ final class RdmapRequester {
   }
 
   private void issueImmediate(boolean solicited, long data) {
+    if (immediateHeader == null) {
+      immediateHeader = Unpooled.wrappedBuffer(new byte[ImmediateDataHeader.LENGTH]);
+    }
     immediateHeader.clear();
     ImmediateDataHeader.write(immediateHeader, data);
     stream.sendUntagged(solicited ? IMMEDIATE_SE_RSVD_ULP : IMMEDIATE_RSVD_ULP,

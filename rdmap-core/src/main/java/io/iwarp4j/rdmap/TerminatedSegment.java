@@ -16,9 +16,9 @@ import io.netty.buffer.Unpooled;
  * allocates nothing.
  */
 final class TerminatedSegment {
-  private final ByteBuf ddpHeader = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH]);
-  private final ByteBuf rdmaHeader =
-      Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
+  // Made on first capture: most of a queue pair's captures never happen (an idle one has none).
+  private ByteBuf ddpHeader;
+  private ByteBuf rdmaHeader;
   private int segmentLength;
   private boolean captured;
   private boolean withRdmaHeader;
@@ -30,7 +30,7 @@ final class TerminatedSegment {
   void capture(Ulpdu segment) {
     boolean tagged = DdpControl.isTagged(DdpControl.get(segment));
     int n = tagged ? TaggedHeader.LENGTH : UntaggedHeader.LENGTH;
-    ddpHeader.clear();
+    ByteBuf ddpHeader = ddpHeaderBuffer();
     segment.getBytes(0, ddpHeader, 0, n);
     ddpHeader.writerIndex(n);
     segmentLength = segment.length();
@@ -40,9 +40,11 @@ final class TerminatedSegment {
 
   /** Copies another capture (the last untagged segment's header, when a message fails). */
   void copyFrom(TerminatedSegment other) {
-    ddpHeader.clear();
-    ddpHeader.writeBytes(other.ddpHeader, other.ddpHeader.readerIndex(),
-        other.ddpHeader.readableBytes());
+    ByteBuf ddpHeader = ddpHeaderBuffer();
+    if (other.ddpHeader != null) {
+      ddpHeader.writeBytes(other.ddpHeader, other.ddpHeader.readerIndex(),
+          other.ddpHeader.readableBytes());
+    }
     segmentLength = other.segmentLength;
     captured = other.captured;
     withRdmaHeader = false;
@@ -50,9 +52,20 @@ final class TerminatedSegment {
 
   /** Adds the Read Request header: the 28 readable octets of {@code request} (R=1). */
   void withReadRequest(ByteBuf request) {
+    if (rdmaHeader == null) {
+      rdmaHeader = Unpooled.wrappedBuffer(new byte[ReadRequestHeader.LENGTH]);
+    }
     rdmaHeader.clear();
     rdmaHeader.writeBytes(request, request.readerIndex(), ReadRequestHeader.LENGTH);
     withRdmaHeader = true;
+  }
+
+  /** The DDP header buffer, cleared; made on first use. */
+  private ByteBuf ddpHeaderBuffer() {
+    if (ddpHeader == null) {
+      ddpHeader = Unpooled.wrappedBuffer(new byte[UntaggedHeader.LENGTH]);
+    }
+    return ddpHeader.clear();
   }
 
   /** Whether a header was captured (else the Terminate carries none: HdrCt 000). */
