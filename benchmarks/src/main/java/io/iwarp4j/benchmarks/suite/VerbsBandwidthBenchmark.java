@@ -52,6 +52,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code inline} (WRITE and SEND, up to the queue pair's {@code maxInlineData}, 80 octets by
  * default): every message is posted with {@link SendFlags#INLINE}, its octets copied at post time
  * instead of sent from the registered region. Off by default, as {@code srq}.
+ *
+ * <p>{@code cqMod} (WRITE and SEND): CQ moderation as perftest's {@code -Q} and iwarp-perf's
+ * {@code --cq-mod}: one work request in {@code cqMod} per queue pair is signaled, the others are
+ * not, and the signaled one's completion retires those posted before it (a send queue completes
+ * in order). 1 (the default, the suite's matrix) signals every message; perftest's default is
+ * 100. An iteration that ends with unsignaled messages outstanding posts one more signaled
+ * message on that queue pair (not counted) so that every message has completed when it ends.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -95,11 +102,17 @@ public class VerbsBandwidthBenchmark {
   @Param({"false"})
   public boolean inline;
 
+  /** One signaled work request per this many on each queue pair (WRITE and SEND). */
+  @Param({"1"})
+  public int cqMod;
+
   private VerbsPair pair;
   private WorkRequestOpcode opcode;
   private QueuePair[] qp;
   private int[] outstanding;
   private long[] posted;
+  /** Per queue pair: unsignaled messages posted since its last signaled one. */
+  private int[] unsignaled;
   private int next;
   private int window;
   private int flags;
@@ -118,7 +131,14 @@ public class VerbsBandwidthBenchmark {
     if (inline && opcode == WorkRequestOpcode.RDMA_READ) {
       throw new IllegalArgumentException("inline: WRITE and SEND only (a Read has no payload)");
     }
-    flags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);
+    flags = inline ? SendFlags.INLINE : 0;
+    if (cqMod < 1 || cqMod > Math.max(1, depth)) {
+      throw new IllegalArgumentException("cqMod must be 1.." + Math.max(1, depth)
+          + " (at most the depth, or the window would never complete), got " + cqMod);
+    }
+    if (cqMod > 1 && opcode == WorkRequestOpcode.RDMA_READ) {
+      throw new IllegalArgumentException("cqMod > 1: WRITE and SEND only");
+    }
     // A deep window keeps the sender from waiting on credits (all receives share one buffer).
     window = Math.min(16_000, Math.max(8 * depth, 1024));
     boolean send = opcode == WorkRequestOpcode.SEND;
@@ -131,6 +151,7 @@ public class VerbsBandwidthBenchmark {
     qp = pair.clientQps;
     outstanding = new int[qps];
     posted = new long[qps];
+    unsignaled = new int[qps];
     wc = VerbsPair.completions(Math.max(64, Math.min(4096, qps * depth)));
     // Where the client's octets come from or go to; one region serves every queue pair (one
     // event loop sends from it, so one root is safe).
@@ -153,17 +174,28 @@ public class VerbsBandwidthBenchmark {
     while (outstanding[i] >= depth) {
       reap();
     }
+    post(i, unsignaled[i] + 1 >= cqMod);
+    next = i + 1 == qp.length ? 0 : i + 1;
+  }
+
+  /**
+   * Posts one message on queue pair {@code i}. A signaled one's work request id carries the
+   * queue pair in its low 32 bits and the messages its completion retires in the high 32.
+   */
+  private void post(int i, boolean signaled) throws InterruptedException {
     if (credits != null) {
       waitForCredit(i);
     }
-    wr.reset().wrId(i).opcode(opcode).flags(flags).addSge(source, 0, size);
+    long covered = unsignaled[i] + 1L;
+    wr.reset().wrId(covered << 32 | i).opcode(opcode)
+        .flags(signaled ? flags | SendFlags.SIGNALED : flags).addSge(source, 0, size);
     if (opcode != WorkRequestOpcode.SEND) {
       wr.remote(remote.stag(), remote.address());
     }
     qp[i].postSend(wr);
     outstanding[i]++;
     posted[i]++;
-    next = i + 1 == qp.length ? 0 : i + 1;
+    unsignaled[i] = signaled ? 0 : unsignaled[i] + 1;
   }
 
   /** Takes at least one completion, parking (bounded) when none is ready. */
@@ -179,7 +211,8 @@ public class VerbsBandwidthBenchmark {
     }
     VerbsPair.check(wc, n, op);
     for (int k = 0; k < n; k++) {
-      outstanding[(int) wc[k].wrId()]--;
+      long id = wc[k].wrId();
+      outstanding[(int) id] -= (int) (id >>> 32);
     }
   }
 
@@ -216,6 +249,12 @@ public class VerbsBandwidthBenchmark {
   @TearDown(Level.Iteration)
   public void drain() throws InterruptedException {
     for (int i = 0; i < qp.length; i++) {
+      if (unsignaled[i] > 0) {
+        while (outstanding[i] >= depth) {
+          reap();
+        }
+        post(i, true);
+      }
       while (outstanding[i] > 0) {
         reap();
       }
