@@ -67,40 +67,15 @@ public final class CompletionQueue implements AutoCloseable {
 
   private static final VarHandle STATE;
   private static final VarHandle ARMED;
-  private static final VarHandle WAITERS;
-  private static final VarHandle SOLE_WAITER;
-  private static final VarHandle EVENT_QUEUED;
-  private static final VarHandle EVENTS;
   private static final AtomicInteger NUMBERS = new AtomicInteger();
-  /** In {@link #events}: closed; no more events are handed out. */
-  private static final long EVENTS_CLOSED = 1L << 62;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       STATE = lookup.findVarHandle(CompletionQueue.class, "state", int.class);
       ARMED = lookup.findVarHandle(CompletionQueue.class, "armed", int.class);
-      WAITERS = lookup.findVarHandle(CompletionQueue.class, "waiters", Waiter.class);
-      SOLE_WAITER = lookup.findVarHandle(CompletionQueue.class, "soleWaiter", Thread.class);
-      EVENT_QUEUED = lookup.findVarHandle(CompletionQueue.class, "eventQueued", boolean.class);
-      EVENTS = lookup.findVarHandle(CompletionQueue.class, "events", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /**
-   * A thread blocked in {@link #await} while another one holds {@link #soleWaiter}, on a
-   * lock-free stack. Made fresh for every park so a node is never pushed twice; a producer takes
-   * the whole stack and unparks every node.
-   */
-  private static final class Waiter {
-    final Thread thread;
-    Waiter next;
-    volatile boolean active = true;
-
-    Waiter(Thread thread) {
-      this.thread = thread;
     }
   }
 
@@ -109,17 +84,10 @@ public final class CompletionQueue implements AutoCloseable {
   private final int number;
   /** Where notifications go instead of {@link #listener}; null for none. */
   private final CompletionChannel channel;
-  /** Whether an event of this queue is pending on {@link #channel} (at most one is). */
-  @SuppressWarnings("unused") // through EVENT_QUEUED
-  private volatile boolean eventQueued;
-  /** The channel's link while {@link #eventQueued}: owned by the channel then. */
+  /** This queue's events on {@link #channel}; null without a channel. */
+  private final ChannelEventCount events;
+  /** The channel's link while an event of this queue is pending: owned by the channel then. */
   CompletionQueue nextEvent;
-  /**
-   * Channel events handed out and not acknowledged, plus {@link #EVENTS_CLOSED}: one word, so a
-   * close that finds none unacknowledged and a taker that hands one out cannot both succeed.
-   */
-  @SuppressWarnings("unused") // through EVENTS
-  private volatile long events;
   private volatile CompletionListener listener;
   /**
    * The queue pairs whose send or receive queue completes here: an overrun moves every one of
@@ -129,13 +97,8 @@ public final class CompletionQueue implements AutoCloseable {
   // OVERRUN | CLOSED bits; read on every offer, written once each.
   private volatile int state;
   private volatile int armed;
-  private volatile Waiter waiters;
-  /**
-   * The usual case, one thread waiting, needs no node: it parks registered here, and the
-   * producer that clears this field unparks it. So {@link #await} allocates nothing unless
-   * several threads wait at once.
-   */
-  private volatile Thread soleWaiter;
+  /** The threads parked in {@link #await}. */
+  private final CompletionWaiters waiters = new CompletionWaiters();
 
   /** The device that made this queue and keeps it until it is closed; null when made directly. */
   private volatile RdmaDevice device;
@@ -187,6 +150,7 @@ public final class CompletionQueue implements AutoCloseable {
         (from, to) -> to.copyFrom(from));
     this.listener = listener;
     this.channel = channel;
+    this.events = channel == null ? null : new ChannelEventCount(number);
     if (channel != null) {
       channel.attach(this); // last: a closed channel refuses before anything is shared
     }
@@ -300,10 +264,7 @@ public final class CompletionQueue implements AutoCloseable {
     // and requestNotify wrote before they looked at the ring (a Dekker pairing: one side sees
     // the other).
     MpmcSlotRing.publishFence();
-    if (waiters != null) {
-      wakeWaiters();
-    }
-    wakeSoleWaiter();
+    waiters.wake();
     if (armed != DISARMED) {
       fireIfArmed(solicitedOrError);
     }
@@ -343,14 +304,14 @@ public final class CompletionQueue implements AutoCloseable {
    * @throws IllegalArgumentException if {@code max} is out of range
    */
   public int poll(WorkCompletion[] out, int max) {
-    checkArray(out, max);
+    CompletionArrays.checkLength(out, max);
     // Only as many slots as completions are ready (or being added) are checked and filled: a
     // poll of a large array on a queue holding one completion costs one check, not out.length.
     int ready = Math.min(max, ring.size());
     if (ready == 0) {
       return 0;
     }
-    checkElements(out, ready);
+    CompletionArrays.checkElements(out, ready);
     return take(out, ready);
   }
 
@@ -389,7 +350,7 @@ public final class CompletionQueue implements AutoCloseable {
    */
   public int await(WorkCompletion[] out, int max, long timeout, TimeUnit unit)
       throws InterruptedException {
-    checkOut(out, max);
+    CompletionArrays.checkAll(out, max);
     if (max == 0) {
       throw new IllegalArgumentException("await with max 0 would only wait");
     }
@@ -420,11 +381,7 @@ public final class CompletionQueue implements AutoCloseable {
         throw new InterruptedException("interrupted while waiting for completions");
       }
       Thread me = Thread.currentThread();
-      boolean sole = SOLE_WAITER.compareAndSet(this, null, me);
-      Waiter node = sole ? null : new Waiter(me);
-      if (!sole) {
-        push(node);
-      }
+      CompletionWaiters.Waiter node = waiters.enlist(me);
       try {
         // Registering was a volatile write; a producer publishes, fences (signal) and then
         // reads the registrations. One of us sees the other, so a completion cannot slip past.
@@ -432,14 +389,7 @@ public final class CompletionQueue implements AutoCloseable {
           LockSupport.parkNanos(this, remaining);
         }
       } finally {
-        if (sole) {
-          // A producer may have cleared it already (and unparked us, or is about to: a stray
-          // permit only makes a later park return early, which every park loop tolerates).
-          SOLE_WAITER.compareAndSet(this, me, null);
-        } else {
-          node.active = false;
-          unlinkIfTop(node);
-        }
+        waiters.delist(me, node);
       }
       n = take(out, max);
       if (n > 0) {
@@ -571,13 +521,12 @@ public final class CompletionQueue implements AutoCloseable {
   }
 
   private void close(boolean force) {
-    if (channel != null) {
-      closeEvents(force);
+    if (events != null) {
+      events.close(force);
     }
     int previous = (int) STATE.getAndBitwiseOr(this, CLOSED);
     armed = DISARMED;
-    wakeWaiters();
-    wakeSoleWaiter();
+    waiters.wake();
     if ((previous & CLOSED) == 0) {
       if (channel != null) {
         channel.detach(this);
@@ -593,61 +542,22 @@ public final class CompletionQueue implements AutoCloseable {
 
   /** Before queuing an event: false if one is pending already. */
   boolean markEventQueued() {
-    return !eventQueued && EVENT_QUEUED.compareAndSet(this, false, true);
+    return events.markQueued();
   }
 
-  /**
-   * A taker took this queue's pending event: it may be queued again from now on. Returns false,
-   * handing nothing out, once the queue is closed.
-   */
+  /** A taker took this queue's pending event; false, handing nothing out, once closed. */
   boolean takeEvent() {
-    eventQueued = false;
-    for (;;) {
-      long current = events;
-      if ((current & EVENTS_CLOSED) != 0) {
-        return false;
-      }
-      if (EVENTS.compareAndSet(this, current, current + 1)) {
-        return true;
-      }
-    }
+    return events.take();
   }
 
   void ackEvents(int n) {
-    for (;;) {
-      long current = events;
-      long unacked = current & ~EVENTS_CLOSED;
-      if (n > unacked) {
-        throw new IllegalArgumentException("cannot acknowledge " + n + " events of completion"
-            + " queue " + number + ": " + unacked + " taken and not acknowledged");
-      }
-      if (EVENTS.compareAndSet(this, current, current - n)) {
-        return;
-      }
-    }
-  }
-
-  private void closeEvents(boolean force) {
-    for (;;) {
-      long current = events;
-      long unacked = current & ~EVENTS_CLOSED;
-      if ((current & EVENTS_CLOSED) != 0) {
-        return;
-      }
-      if (unacked != 0 && !force) {
-        throw new IllegalStateException("completion queue " + number + " has " + unacked
-            + " unacknowledged completion channel event" + (unacked == 1 ? "" : "s")
-            + "; acknowledge them with CompletionChannel.ackEvents before closing it");
-      }
-      if (EVENTS.compareAndSet(this, current, current | EVENTS_CLOSED)) {
-        return;
-      }
-    }
+    events.ack(n);
   }
 
   /** Called once by the device that made this queue; {@link #close()} tells it. */
   void ownedBy(RdmaDevice d) {
     spinNanos = d.config().awaitSpinNanos();
+    waiters.countInto(d.wakeUps());
     device = d;
   }
 
@@ -721,73 +631,5 @@ public final class CompletionQueue implements AutoCloseable {
 
   private int take(WorkCompletion[] out, int max) {
     return ring.poll(out, max); // one claim for the whole run of ready completions
-  }
-
-  private static void checkOut(WorkCompletion[] out, int max) {
-    checkArray(out, max);
-    checkElements(out, max);
-  }
-
-  private static void checkArray(WorkCompletion[] out, int max) {
-    Objects.requireNonNull(out, "out");
-    if (max < 0 || max > out.length) {
-      throw new IllegalArgumentException("max " + max + " is outside 0.." + out.length
-          + " (the length of out)");
-    }
-  }
-
-  private static void checkElements(WorkCompletion[] out, int max) {
-    // Checked up front: a null found after taking completions would lose them.
-    for (int i = 0; i < max; i++) {
-      if (out[i] == null) {
-        throw new NullPointerException("out[" + i + "] is null: preallocate every element");
-      }
-    }
-  }
-
-  private void push(Waiter node) {
-    for (;;) {
-      Waiter top = waiters;
-      // Drop nodes of waiters that have left, so repeated timeouts cannot grow the stack.
-      if (top != null && !top.active) {
-        WAITERS.compareAndSet(this, top, top.next);
-        continue;
-      }
-      node.next = top;
-      if (WAITERS.compareAndSet(this, top, node)) {
-        return;
-      }
-    }
-  }
-
-  private void unlinkIfTop(Waiter node) {
-    WAITERS.compareAndSet(this, node, node.next);
-  }
-
-  private void wakeSoleWaiter() {
-    Thread t = soleWaiter;
-    // Clearing first means one unpark per park, however many completions arrive meanwhile.
-    if (t != null && SOLE_WAITER.compareAndSet(this, t, null)) {
-      LockSupport.unpark(t);
-      countPollerWakeUp();
-    }
-  }
-
-  private void countPollerWakeUp() {
-    RdmaDevice d = device;
-    if (d != null) {
-      d.wakeUps().pollerWokenUp();
-    }
-  }
-
-  private void wakeWaiters() {
-    Waiter w = (Waiter) WAITERS.getAndSet(this, null);
-    while (w != null) {
-      if (w.active) {
-        LockSupport.unpark(w.thread);
-        countPollerWakeUp();
-      }
-      w = w.next;
-    }
   }
 }
