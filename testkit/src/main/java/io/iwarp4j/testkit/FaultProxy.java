@@ -23,9 +23,10 @@ import java.util.Objects;
  * target; every connection accepted there is forwarded to the target, two threads per
  * connection, one per {@link Direction}.
  *
- * <p>Each fault applies to every connection the proxy carries, now and later. Octets a stalled
- * direction does not read stay in the kernel's socket buffers, so the sender sees TCP's own
- * back-pressure, as with a peer that stopped reading.
+ * <p>Each fault applies to every connection the proxy carries, now and later. A stalled direction
+ * holds back what it already read (at most 64 KiB) and reads nothing more, so the rest stays in
+ * the kernel's socket buffers and the sender sees TCP's own back-pressure, as with a peer that
+ * stopped reading.
  *
  * <pre>{@code
  * try (FaultProxy proxy = FaultProxy.to(listener.localAddress())) {
@@ -131,8 +132,8 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Stops forwarding in direction {@code d} until {@link #resume(Direction)}: nothing more is
-   * read from the sender.
+   * Stops forwarding in direction {@code d} until {@link #resume(Direction)}: not one more octet
+   * reaches the receiver, and the sender soon sees a full TCP window.
    *
    * @param d the direction
    * @return this
@@ -326,6 +327,11 @@ public final class FaultProxy implements AutoCloseable {
     t.start();
   }
 
+  /**
+   * Reads whatever arrives and forwards it, honouring the direction's control at every step: a
+   * stall or a budget set while this thread was blocked in a read still holds back what that
+   * read returned.
+   */
   private void forward(Socket from, Socket to, Direction d) {
     byte[] buf = new byte[CHUNK];
     Control c = controls.get(d);
@@ -333,40 +339,43 @@ public final class FaultProxy implements AutoCloseable {
       InputStream in = from.getInputStream();
       OutputStream out = to.getOutputStream();
       while (true) {
-        int max;
-        synchronized (lock) {
-          while (c.stalled && !closed && !from.isClosed()) {
-            waitOn(STALL_RECHECK_NANOS);
-          }
-          if (closed || from.isClosed()) {
-            return;
-          }
-          max = c.budget > 0 ? (int) Math.min(CHUNK, c.budget) : CHUNK;
-        }
-        int n = in.read(buf, 0, max);
+        int n = in.read(buf);
         if (n < 0) {
           to.shutdownOutput(); // pass the FIN on
           return;
         }
-        long delay;
-        synchronized (lock) {
-          delay = c.delayNanos;
-        }
-        if (delay > 0) {
-          Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
-        }
-        out.write(buf, 0, n);
-        out.flush();
-        synchronized (lock) {
-          c.forwarded += n;
-          if (c.budget > 0) {
-            c.budget -= n;
-            if (c.budget == 0) {
-              c.budget = -1;
-              c.stalled = true;
+        long readAt = System.nanoTime();
+        for (int pos = 0; pos < n; ) {
+          int allowed;
+          long delay;
+          synchronized (lock) {
+            while (c.stalled && !closed && !from.isClosed()) {
+              waitOn(STALL_RECHECK_NANOS);
             }
+            if (closed || from.isClosed()) {
+              return;
+            }
+            allowed = c.budget > 0 ? (int) Math.min(c.budget, n - pos) : n - pos;
+            delay = c.delayNanos;
           }
-          lock.notifyAll();
+          long wait = readAt + delay - System.nanoTime();
+          if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+          }
+          out.write(buf, pos, allowed);
+          out.flush();
+          pos += allowed;
+          synchronized (lock) {
+            c.forwarded += allowed;
+            if (c.budget > 0) {
+              c.budget -= allowed;
+              if (c.budget == 0) {
+                c.budget = -1;
+                c.stalled = true;
+              }
+            }
+            lock.notifyAll();
+          }
         }
       }
     } catch (IOException | InterruptedException e) {
