@@ -10,6 +10,7 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PushbackInputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -54,6 +55,7 @@ public final class ScriptedPeer implements AutoCloseable {
 
   private final ServerSocket server;
   private Socket socket;
+  private PushbackInputStream pushback;
   private DataInputStream in;
   private OutputStream out;
   private Duration timeout = DEFAULT_TIMEOUT;
@@ -145,7 +147,8 @@ public final class ScriptedPeer implements AutoCloseable {
     socket = s;
     socket.setTcpNoDelay(true);
     socket.setSoTimeout(millis());
-    in = new DataInputStream(socket.getInputStream());
+    pushback = new PushbackInputStream(socket.getInputStream(), 1);
+    in = new DataInputStream(pushback);
     out = socket.getOutputStream();
   }
 
@@ -473,6 +476,32 @@ public final class ScriptedPeer implements AutoCloseable {
       }
     }
     return Arrays.copyOfRange(whole, FpduHeader.ULPDU_OFFSET, FpduHeader.ULPDU_OFFSET + n);
+  }
+
+  /**
+   * Like {@link #readUlpdu()}, but the code under test closing the connection (FIN or RST)
+   * before the first octet of an FPDU is an answer too.
+   *
+   * @return the ULPDU, or null if the connection ended at an FPDU boundary
+   * @throws AssertionError if nothing arrives in time, the stream ends inside an FPDU, or the
+   *     CRC is wrong
+   */
+  public byte[] readUlpduUnlessClosed() {
+    try {
+      int first = pushback.read();
+      if (first < 0) {
+        return null;
+      }
+      pushback.unread(first);
+      return readUlpdu();
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("nothing (expected an FPDU or a close) within "
+          + timeout.toMillis() + " ms");
+    } catch (SocketException | EOFException e) {
+      return null; // reset
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -208,6 +209,28 @@ class ScriptedPeerTest {
       peer.fin().expectClosed();
     }
     assertFlushedAndDisconnected(2);
+  }
+
+  @Test
+  void aFinIsAnsweredWithAFinAtAnFpduBoundary() throws Exception {
+    try (ScriptedPeer peer = established(1)) {
+      peer.fin();
+      assertNull(peer.readUlpduUnlessClosed());
+    }
+    assertFlushedAndDisconnected(1);
+  }
+
+  @Test
+  void readUlpduUnlessClosedReturnsAnFpduThatCameFirst() throws Exception {
+    region.buffer().setBytes(0, HELLO);
+    try (ScriptedPeer peer = established(0)) {
+      peer.sendReadRequest(0x77, 0, HELLO.length, region.stag(), region.address());
+      assertArrayEquals(Ulpdus.readResponse(0x77, 0, HELLO), peer.readUlpduUnlessClosed());
+      AssertionError quiet = assertThrows(AssertionError.class,
+          () -> peer.timeout(Duration.ofMillis(30)).readUlpduUnlessClosed());
+      assertTrue(quiet.getMessage().contains("expected an FPDU or a close"), quiet.getMessage());
+    }
+    nextEvent(ConnectionEventType.DISCONNECTED);
   }
 
   @Test
