@@ -13,10 +13,13 @@ import java.util.List;
  *
  * <p>Netty creates its buffer leak detector once, when the buffer classes are first used: this
  * must be installed before that, which {@link RdmaExtension} does before the first test class
- * that uses it runs. If another recording factory got there first (a project's own leak
- * extension), that one reports the leaks instead.
+ * that uses it runs. If another factory was installed first (a project's own leak extension,
+ * like this project's test-support one), this one leaves it in place and that one reports the
+ * leaks.
  */
 final class LeakWatch {
+  private static final String DEFAULT_FACTORY =
+      "io.netty.util.ResourceLeakDetectorFactory$DefaultResourceLeakDetectorFactory";
   private static final List<String> LEAKS = new ArrayList<>();
   private static boolean installed;
 
@@ -27,7 +30,11 @@ final class LeakWatch {
       return;
     }
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-    ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
+    // A factory someone else installed (a project's own leak extension) keeps reporting: ours
+    // would take the buffer detector from it if Netty had not created that detector yet.
+    if (ResourceLeakDetectorFactory.instance().getClass().getName().equals(DEFAULT_FACTORY)) {
+      ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
+    }
     installed = true;
   }
 

@@ -12,8 +12,14 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Completion waits and assertions, on a completion queue the test fills itself. */
+/**
+ * Completion waits and assertions, on a completion queue the test fills itself. Under the
+ * extension (though it injects nothing here) so that the leak check is installed whichever
+ * test class of this module runs first.
+ */
+@ExtendWith(RdmaExtension.class)
 class CompletionsTest {
   private final CompletionQueue cq = new CompletionQueue(16);
   private final Completions completions = Completions.of(cq, Duration.ofMillis(50));
