@@ -33,6 +33,7 @@ import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -341,6 +342,28 @@ class ScriptedPeerTest {
       assertNotNull(request);
       request.reject(new byte[0]);
     }
+  }
+
+  @Test
+  void rawOctetsThatAreNoMpaRequestAreRefusedWithAClose() throws Exception {
+    try (ScriptedPeer peer = ScriptedPeer.connect(listener.localAddress())) {
+      byte[] notMpa = new byte[20 + 4];
+      Arrays.fill(notMpa, (byte) 'X');
+      peer.sendRaw(notMpa).expectClosed();
+    }
+    assertNull(requests.poll(), "no connect request for garbage");
+  }
+
+  @Test
+  void expectSilenceFailsWhenSomethingArrives() throws Exception {
+    region.buffer().setBytes(0, HELLO);
+    try (ScriptedPeer peer = established(0)) {
+      peer.sendReadRequest(0x77, 0, HELLO.length, region.stag(), region.address());
+      AssertionError e = assertThrows(AssertionError.class,
+          () -> peer.expectSilence(Duration.ofSeconds(T)));
+      assertTrue(e.getMessage().contains("arrived within"), e.getMessage());
+    }
+    nextEvent(ConnectionEventType.DISCONNECTED);
   }
 
   @Test
