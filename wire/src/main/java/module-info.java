@@ -8,5 +8,7 @@
 module io.iwarp4j.wire {
   requires transitive io.netty.buffer;
 
-  exports io.iwarp4j.wire to io.iwarp4j.mpa, io.iwarp4j.ddp, io.iwarp4j.rdmap, io.iwarp4j.verbs;
+  exports io.iwarp4j.wire to io.iwarp4j.mpa, io.iwarp4j.ddp, io.iwarp4j.rdmap, io.iwarp4j.verbs,
+      // The testkit's scripted peer writes byte-exact frames with these codecs.
+      io.iwarp4j.testkit;
 }

@@ -1,19 +1,19 @@
 package io.iwarp4j.it.hostile;
 
-import static io.iwarp4j.it.hostile.HostilePeer.TAGGED_LAST;
-import static io.iwarp4j.it.hostile.HostilePeer.rdmap;
-import static io.iwarp4j.it.hostile.HostilePeer.tagged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.iwarp4j.testkit.CompletionAssert;
+import io.iwarp4j.testkit.Completions;
+import io.iwarp4j.testkit.RdmaTest;
+import io.iwarp4j.testkit.ScriptedPeer;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.ConnectionEvent;
 import io.iwarp4j.verbs.ConnectionEventType;
-import io.iwarp4j.verbs.DeviceConfig;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QpState;
@@ -24,15 +24,14 @@ import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.WcStatus;
-import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,24 +40,20 @@ import org.junit.jupiter.api.Timeout;
  * not a graceful close (RFC 5040 §2.4, §6.2, §6.2.1; RFC 5044 §7.2, error 0x01; see
  * docs/conformance.md): a raw peer reads our Read Request, then half-closes. The Read completes
  * FATAL_ERR (not a silent flush), the Send behind it WR_FLUSH_ERR, and the connection reports
- * ERROR then DISCONNECTED.
+ * ERROR then DISCONNECTED. Written with the testkit: the device is injected by {@link RdmaTest},
+ * the peer is a {@link ScriptedPeer}.
  */
 @Timeout(60)
+@RdmaTest(timeoutMillis = 10_000)
 class FinWithReadsOutstandingIT {
   private static final long T = 10;
 
-  private RdmaDevice device;
-
-  @AfterEach
-  void tearDown() {
-    device.close();
-  }
-
   @Test
-  void aFinWithAReadOutstandingFailsTheReadAndReportsAnError() throws Exception {
-    device = RdmaDevice.open(DeviceConfig.builder().eventLoopThreads(1).build());
+  void aFinWithAReadOutstandingFailsTheReadAndReportsAnError(RdmaDevice device)
+      throws Exception {
     ProtectionDomain pd = device.allocateProtectionDomain();
     CompletionQueue cq = device.createCompletionQueue(16);
+    Completions completions = Completions.of(cq, Duration.ofSeconds(T));
     MemoryRegion sink = pd.allocate(4096,
         AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
     BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
@@ -66,13 +61,14 @@ class FinWithReadsOutstandingIT {
     RdmaListener listener = device.listen(new InetSocketAddress("127.0.0.1", 0), requests::add);
     QueuePair qp = device.createQueuePair(pd,
         QueuePairConfig.builder(cq, cq).maxSendWr(4).maxRecvWr(1).build());
-    try (HostilePeer peer = new HostilePeer(listener.localAddress())) {
-      peer.sendRequest();
+    try (ScriptedPeer peer = ScriptedPeer.connect(listener.localAddress())
+        .timeout(Duration.ofSeconds(T))) {
+      peer.sendRequest(new byte[0]);
       ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
       assertNotNull(request, "no connect request");
       request.accept(qp, AcceptParams.builder().eventListener(events::add).build());
       peer.readReply();
-      peer.sendFpdu(tagged(TAGGED_LAST, rdmap(0), sink.stag(), sink.address(), new byte[0]));
+      peer.sendWrite(sink.stag(), sink.address(), new byte[0]);
       ConnectionEvent est = events.poll(T, TimeUnit.SECONDS);
       assertNotNull(est, "not established");
       assertEquals(ConnectionEventType.ESTABLISHED, est.type(), est.toString());
@@ -81,22 +77,14 @@ class FinWithReadsOutstandingIT {
           .flags(SendFlags.SIGNALED).remote(0x1234_5600, 0).addSge(sink, 0, 64));
       qp.postSend(new SendWorkRequest(1).wrId(2).opcode(WorkRequestOpcode.SEND)
           .flags(SendFlags.SIGNALED).addSge(sink, 64, 8));
-      byte[] readRequest = peer.readFpdu();
-      assertNotNull(readRequest, "no Read Request");
+      byte[] readRequest = peer.readUlpdu();
       assertEquals(0x41, readRequest[1] & 0xff, "RDMAP Read Request (opcode 1)");
-      peer.shutdownOutput(); // a FIN right after a whole FPDU; the Read is never answered
+      peer.fin(); // a FIN right after a whole FPDU; the Read is never answered
 
-      List<WorkCompletion> done = new ArrayList<>();
-      WorkCompletion[] out = {new WorkCompletion()};
-      while (done.size() < 2) {
-        assertEquals(1, cq.await(out, T, TimeUnit.SECONDS), "completions so far: " + done);
-        done.add(new WorkCompletion().copyFrom(out[0]));
-      }
-      assertEquals(1, done.get(0).wrId(), done.toString());
-      assertEquals(WcStatus.FATAL_ERR, done.get(0).status(), done.toString());
-      assertEquals(2, done.get(1).wrId(), done.toString());
-      assertTrue(done.get(1).status() == WcStatus.WR_FLUSH_ERR
-          || done.get(1).status() == WcStatus.SUCCESS, done.toString());
+      List<CompletionAssert> done = completions.next(2);
+      done.get(0).hasWrId(1).hasStatus(WcStatus.FATAL_ERR);
+      WcStatus send = done.get(1).hasWrId(2).completion().status();
+      assertTrue(send == WcStatus.WR_FLUSH_ERR || send == WcStatus.SUCCESS, done.toString());
       List<ConnectionEvent> seen = new ArrayList<>();
       ConnectionEvent e;
       do {
@@ -108,12 +96,8 @@ class FinWithReadsOutstandingIT {
       assertEquals(QpState.ERROR, qp.state());
       // The Send may have left before the FIN arrived; then the device's FIN (or a reset).
       int more = 0;
-      try {
-        while (peer.readFpdu() != null) {
-          more++;
-        }
-      } catch (java.net.SocketException reset) {
-        // a reset also closes the device's side
+      while (peer.readUlpduUnlessClosed() != null) {
+        more++;
       }
       assertTrue(more <= 1, more + " FPDUs after the Read Request");
     }
