@@ -501,6 +501,47 @@ def header(env, args, idle, rounds_text):
     return out
 
 
+def tls_tables(summary, rounds, env, idle, args, failures):
+    """Mode tls: per group the plain row, its TLS twin, and TLS ÷ plain per round."""
+    out = header(env, args, idle, "%d interleaved rounds" % args.rounds)
+    out.append("### TLS ÷ plain (the iwarp4j TLS extension)")
+    out.append("")
+    out.append("Each round runs the plain row and its TLS 1.3 twin (mutual authentication, the JDK's"
+               " AES-GCM) back to back, in reverse order every other round (A B, B A, ...); the ratio"
+               " is taken within a round: median (min–max), then every round's ratio in run order."
+               " CRC on, depth 128, 1 QP. alloc = gc.alloc.rate.norm, B per message.")
+    out.append("")
+    out.append("| op | size | plain msg/s (GB/s), median | TLS msg/s (GB/s), median | TLS ÷ plain | per round | alloc plain | alloc TLS |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    plain = {}
+    for r in summary:
+        if r["role"] == "baseline":
+            plain[(r["params"]["op"], r["params"]["size"])] = r
+    for r in summary:
+        if r["role"] != "iwarp4j":
+            continue
+        op, size = r["params"]["op"], r["params"]["size"]
+        b = plain.get((op, size), {})
+        rt = r.get("ratio", {}).get("score")
+        km = "bandwidth:" + key(r)
+        kb = "bandwidth:" + b.get("baseline", "")
+        per = ["%.2f" % (x[km]["score"] / x[kb]["score"]) for x in rounds
+               if km in x and kb in x and x[km].get("score") and x[kb].get("score")]
+
+        def rate(row):
+            if row.get("score") is None:
+                return "—"
+            return "%s (%.2f)" % (fmt_rate(row["score"]), row["score"] * int(size) / 1e9)
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            op, size_text(size), rate(b), rate(r),
+            "**%.2f** (%.2f–%.2f)" % (rt["median"], rt["min"], rt["max"]) if rt else "—",
+            " ".join(per), fmt_alloc(b.get("alloc")), fmt_alloc(r.get("alloc"))))
+    if failures:
+        out.append("")
+        out.append("Failed forks: " + "; ".join("%s: %s" % f for f in failures))
+    return "\n".join(out) + "\n"
+
+
 def tables(summary, env, idle, args, failures):
     out = header(env, args, idle, "%d interleaved rounds" % args.rounds)
     ucx_note = "skipped" if env.get("ucx", "absent") == "absent" else "—"
@@ -958,7 +999,9 @@ def publish(args, groups, rounds, env, idle, failures, leaks, outdir):
     json_path = os.path.join(outdir, "suite-%s.json" % args.mode)
     with open(json_path, "w") as f:
         json.dump(report, f, indent=1)
-    md = tables(summary, env, idle, args, failures + [(k, "LEAK " + v) for k, v in leaks])
+    failed = failures + [(k, "LEAK " + v) for k, v in leaks]
+    md = (tls_tables(summary, rounds, env, idle, args, failed) if args.mode == "tls"
+          else tables(summary, env, idle, args, failed))
     md_path = os.path.join(outdir, "tables-%s.md" % args.mode)
     with open(md_path, "w") as f:
         f.write(md)
