@@ -85,6 +85,24 @@ class TcpLivenessOverridesTest {
     }
   }
 
+  /** NIO: the keepalive overrides apply (jdk.net options); TCP_USER_TIMEOUT has no NIO option. */
+  @Test
+  void onNioTheKeepAliveOverridesApply() throws Exception {
+    Channel[] ends = connect(Transport.NIO,
+        ConnectParams.builder().tcpKeepAlive(Duration.ofSeconds(60), Duration.ofSeconds(10), 3)
+            .tcpUserTimeout(Duration.ofSeconds(2)).build(),
+        ListenParams.builder().tcpKeepAlive(false).build(), AcceptParams.defaults());
+    try {
+      ChannelOption<Integer> idle = io.netty.channel.socket.nio.NioChannelOption.of(
+          jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE);
+      assertTrue(ends[0].config().getOption(ChannelOption.SO_KEEPALIVE));
+      assertEquals(60, ends[0].config().getOption(idle));
+      assertFalse(ends[1].config().getOption(ChannelOption.SO_KEEPALIVE));
+    } finally {
+      close(ends);
+    }
+  }
+
   @Test
   void overridesOutOfRangeAreRefusedByName() {
     assertRefused("tcpUserTimeout", b -> ConnectParams.builder().tcpUserTimeout(b));
@@ -124,8 +142,8 @@ class TcpLivenessOverridesTest {
     return ChannelOption.valueOf("io.netty.channel.epoll.EpollChannelOption#" + name);
   }
 
-  private static DeviceConfig config() {
-    return DeviceConfig.builder().transport(Transport.EPOLL).eventLoopThreads(1)
+  private static DeviceConfig config(Transport transport) {
+    return DeviceConfig.builder().transport(transport).eventLoopThreads(1)
         .tcpKeepAlive(Duration.ofSeconds(30), Duration.ofSeconds(5), 4)
         .tcpUserTimeout(Duration.ofMillis(1500)).build();
   }
@@ -136,8 +154,17 @@ class TcpLivenessOverridesTest {
   /** The client's and the accepted channel of one connection made with these overrides. */
   private static Channel[] connect(ConnectParams connect, ListenParams listen,
       AcceptParams accept) throws Exception {
-    RdmaDevice server = RdmaDevice.open(config());
-    RdmaDevice client = RdmaDevice.open(config());
+    return connect(Transport.EPOLL, connect, listen, accept);
+  }
+
+  private static Channel[] connect(Transport transport, ConnectParams connect,
+      ListenParams listen, AcceptParams accept) throws Exception {
+    // The device's user timeout only where the transport has it (NIO would warn at open).
+    DeviceConfig config = transport == Transport.EPOLL ? config(transport)
+        : DeviceConfig.builder().transport(transport).eventLoopThreads(1)
+            .tcpKeepAlive(Duration.ofSeconds(30), Duration.ofSeconds(5), 4).build();
+    RdmaDevice server = RdmaDevice.open(config);
+    RdmaDevice client = RdmaDevice.open(config);
     try {
       BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
       RdmaListener l = server.listen(new InetSocketAddress("127.0.0.1", 0), requests::add,
