@@ -34,6 +34,20 @@ public record TlsMaterial(KeyStore keys, char[] password) {
    * @throws GeneralSecurityException when its key store cannot be read
    */
   public static TlsMaterial generate(String name) throws IOException, GeneralSecurityException {
+    return generate(name, "ip:127.0.0.1,ip:::1,dns:localhost");
+  }
+
+  /**
+   * As {@link #generate(String)}, with these subject alternative names.
+   *
+   * @param name the certificate's common name
+   * @param subjectAltNames keytool's {@code san=} list, e.g. {@code dns:example.org,ip:10.0.0.1}
+   * @return the material
+   * @throws IOException when keytool cannot run or fails
+   * @throws GeneralSecurityException when its key store cannot be read
+   */
+  public static TlsMaterial generate(String name, String subjectAltNames)
+      throws IOException, GeneralSecurityException {
     Path dir = Files.createTempDirectory("iwarp4j-tls");
     Path file = dir.resolve("keys.p12");
     char[] password = "iwarp4j-test".toCharArray();
@@ -41,7 +55,7 @@ public record TlsMaterial(KeyStore keys, char[] password) {
       Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
       List<String> cmd = List.of(keytool.toString(), "-genkeypair", "-alias", name,
           "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + name, "-validity", "2",
-          "-ext", "san=ip:127.0.0.1,ip:::1,dns:localhost", "-storetype", "PKCS12",
+          "-ext", "san=" + subjectAltNames, "-storetype", "PKCS12",
           "-keystore", file.toString(), "-storepass", new String(password),
           "-keypass", new String(password));
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -226,6 +226,28 @@ class TlsIT {
     assertTrue(e.getMessage().startsWith("TLS handshake"), e.getMessage());
   }
 
+  /**
+   * A trusted server certificate that does not name the address connected to is refused unless
+   * the client turns the host name check off.
+   */
+  @Test
+  void aServerCertificateForAnotherNameIsRefusedUnlessTheCheckIsOff() throws Exception {
+    TlsMaterial elsewhere = TlsMaterial.generate("iwarp4j-elsewhere", "dns:elsewhere.invalid");
+    ProtectionDomain spd = server.allocateProtectionDomain();
+    CompletionQueue scq = server.createCompletionQueue(16);
+    QueuePair sqp = server.createQueuePair(spd, QueuePairConfig.builder(scq, scq).build());
+    RdmaListener listener = server.listen(new InetSocketAddress("127.0.0.1", 0),
+        request -> request.accept(sqp),
+        ListenParams.builder().tls(elsewhere.settingsTrusting().build()).build());
+    RdmaConnectException e = connectFails(client.connect(qp(client), listener.localAddress(),
+        ConnectParams.builder().tls(clientKeys.settingsTrusting(elsewhere).build()).build()));
+    assertTrue(e.getMessage().startsWith("TLS handshake"), e.getMessage());
+    assertTrue(e.getMessage().contains("127.0.0.1"), e.getMessage());
+    client.connect(qp(client), listener.localAddress(), ConnectParams.builder()
+        .tls(clientKeys.settingsTrusting(elsewhere).verifyHostname(false).build()).build())
+        .get(T, TimeUnit.SECONDS);
+  }
+
   @Test
   void aTlsClientOfAListenerWithoutTlsFailsNamingTls() throws Exception {
     BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
