@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the iwarp4j JMH suite against its Netty baselines and UCX, and writes JSON, tables and a plot.
 
-usage: run-suite.py --mode quick|full|targets [--jar JAR] [--rounds N] [--taskset CPUS]
+usage: run-suite.py --mode quick|full|targets|tls [--jar JAR] [--rounds N] [--taskset CPUS]
                     [--write-doc | --no-doc] [--label TEXT]
        run-suite.py --mode quick|full|targets --baseline-jar OLD.jar [--jar NEW.jar] [--rows REGEX]
 
@@ -28,6 +28,9 @@ full:  the whole grid, 3 rounds (~50 minutes on 2 vCPUs). Rewrites the generated
        docs/benchmarks.md (between the suite markers) and docs/benchmarks-bandwidth.svg.
 targets: quick's groups (the target rows) with 5 s of warm-up and 3 s measured per fork, 3 rounds
        (~11 minutes); rewrites the part of docs/benchmarks.md between the targets markers.
+tls:   the cost of the TLS extension: Write 64 KiB and Send 64 B, CRC on, depth 128, each with
+       and without TLS 1.3 (the plain row is the group's baseline, so the ratio is TLS ÷ plain),
+       targets' fork timing; never writes docs/ (docs/benchmarks.md quotes its tables by hand).
 
 Outputs: benchmarks/target/suite/suite-MODE.json, benchmarks/target/suite/tables-MODE.md, the SVG.
 Python 3 standard library only.
@@ -147,7 +150,23 @@ def target_groups():
             + [many_qp_group(1000, True)])
 
 
+def tls_groups():
+    """The cost of the TLS extension: each group is a plain iwarp4j row (the baseline) and its
+    twin over TLS 1.3 (mutual authentication), CRC on, depth 128, one queue pair."""
+    groups = []
+    for op, size in (("WRITE", 65536), ("SEND", 64)):
+        groups.append({"kind": "bandwidth", "members": [
+            member("baseline", "VerbsBandwidthBenchmark", "message", op=op, size=size, depth=128,
+                   crc=True, qps=1, tls=False),
+            member("iwarp4j", "VerbsBandwidthBenchmark", "message", op=op, size=size, depth=128,
+                   crc=True, qps=1, tls=True)]})
+    return groups
+
+
 def plan(mode):
+    if mode == "tls":
+        # TLS ÷ plain, A B A B; warmed up as the targets (the JDK's AES-GCM needs its JIT too).
+        return tls_groups(), ["-wi", "5", "-w", "1s", "-i", "3", "-r", "1s"]
     if mode == "targets":
         # The target rows only, each fork warmed up 5 s and measured 3 s (~11 minutes): what the
         # full grid cannot afford per fork, and what a steady-state ratio needs.
@@ -483,6 +502,47 @@ def header(env, args, idle, rounds_text):
     return out
 
 
+def tls_tables(summary, rounds, env, idle, args, failures):
+    """Mode tls: per group the plain row, its TLS twin, and TLS ÷ plain per round."""
+    out = header(env, args, idle, "%d interleaved rounds" % args.rounds)
+    out.append("### TLS ÷ plain (the iwarp4j TLS extension)")
+    out.append("")
+    out.append("Each round runs the plain row and its TLS 1.3 twin (mutual authentication, the JDK's"
+               " AES-GCM) back to back, in reverse order every other round (A B, B A, ...); the ratio"
+               " is taken within a round: median (min–max), then every round's ratio in run order."
+               " CRC on, depth 128, 1 QP. alloc = gc.alloc.rate.norm, B per message.")
+    out.append("")
+    out.append("| op | size | plain msg/s (GB/s), median | TLS msg/s (GB/s), median | TLS ÷ plain | per round | alloc plain | alloc TLS |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    plain = {}
+    for r in summary:
+        if r["role"] == "baseline":
+            plain[(r["params"]["op"], r["params"]["size"])] = r
+    for r in summary:
+        if r["role"] != "iwarp4j":
+            continue
+        op, size = r["params"]["op"], r["params"]["size"]
+        b = plain.get((op, size), {})
+        rt = r.get("ratio", {}).get("score")
+        km = "bandwidth:" + key(r)
+        kb = "bandwidth:" + b.get("baseline", "")
+        per = ["%.2f" % (x[km]["score"] / x[kb]["score"]) for x in rounds
+               if km in x and kb in x and x[km].get("score") and x[kb].get("score")]
+
+        def rate(row):
+            if row.get("score") is None:
+                return "—"
+            return "%s (%.2f)" % (fmt_rate(row["score"]), row["score"] * int(size) / 1e9)
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            op, size_text(size), rate(b), rate(r),
+            "**%.2f** (%.2f–%.2f)" % (rt["median"], rt["min"], rt["max"]) if rt else "—",
+            " ".join(per), fmt_alloc(b.get("alloc")), fmt_alloc(r.get("alloc"))))
+    if failures:
+        out.append("")
+        out.append("Failed forks: " + "; ".join("%s: %s" % f for f in failures))
+    return "\n".join(out) + "\n"
+
+
 def tables(summary, env, idle, args, failures):
     out = header(env, args, idle, "%d interleaved rounds" % args.rounds)
     ucx_note = "skipped" if env.get("ucx", "absent") == "absent" else "—"
@@ -749,7 +809,7 @@ def write_doc(doc, text, begin=BEGIN, end=END):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mode", choices=["quick", "full", "targets"], required=True)
+    ap.add_argument("--mode", choices=["quick", "full", "targets", "tls"], required=True)
     ap.add_argument("--jar", default=os.path.join(ROOT, "benchmarks/target/iwarp4j-benchmarks.jar"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--taskset", help="CPU list to pin every fork to (taskset -c), e.g. 0,1")
@@ -951,7 +1011,9 @@ def publish(args, groups, rounds, env, idle, failures, leaks, outdir):
     json_path = os.path.join(outdir, "suite-%s.json" % args.mode)
     with open(json_path, "w") as f:
         json.dump(report, f, indent=1)
-    md = tables(summary, env, idle, args, failures + [(k, "LEAK " + v) for k, v in leaks])
+    failed = failures + [(k, "LEAK " + v) for k, v in leaks]
+    md = (tls_tables(summary, rounds, env, idle, args, failed) if args.mode == "tls"
+          else tables(summary, env, idle, args, failed))
     md_path = os.path.join(outdir, "tables-%s.md" % args.mode)
     with open(md_path, "w") as f:
         f.write(md)

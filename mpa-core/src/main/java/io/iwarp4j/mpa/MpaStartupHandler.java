@@ -147,7 +147,8 @@ abstract class MpaStartupHandler extends ChannelInboundHandlerAdapter {
           + (received - MpaStartupFrame.HEADER_LENGTH) + " octets of Private Data");
     }
     return new MpaException(MpaError.TCP_CONNECTION_LOST, what + " during the MPA startup"
-        + (collecting && received > 0 ? " (" + received + " octets of the frame received)" : ""));
+        + (collecting && received > 0 ? " (" + received + " octets of the frame received"
+            + MpaStartupFrame.tlsRecordHint(frameBuf, 0, received) + ")" : ""));
   }
 
   /** Starts collecting one startup frame; the frame flyweight is valid once it is complete. */

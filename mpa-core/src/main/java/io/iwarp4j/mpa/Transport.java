@@ -199,6 +199,19 @@ public enum Transport {
     return all;
   }
 
+  /**
+   * Sets {@code TCP_USER_TIMEOUT} on an epoll socket channel, 0 restoring the operating
+   * system's default; NIO has no such option.
+   *
+   * @param channel a socket channel of this library's transports
+   * @param millis the timeout in milliseconds, or 0 for the operating system's default
+   * @return true when set, false on a transport without the option
+   */
+  public static boolean setTcpUserTimeout(Channel channel, int millis) {
+    return channel instanceof EpollSocketChannel
+        && channel.config().setOption(EpollChannelOption.TCP_USER_TIMEOUT, millis);
+  }
+
   /** AUTO's fallback to NIO on Linux, said once per JVM with the fix (slower, not wrong). */
   static final class EpollAbsence {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Transport.class);

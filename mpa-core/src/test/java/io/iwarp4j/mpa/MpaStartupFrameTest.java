@@ -173,6 +173,33 @@ class MpaStartupFrameTest {
     assertTrue(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).startsWith("bad key"));
   }
 
+  /**
+   * A TLS ClientHello where a Request is expected (a TLS client of a listener without TLS), and a
+   * TLS alert where a Reply is expected (a client without TLS answered by a TLS listener), are
+   * named as TLS: record header type 22 or 21, version major 3 (RFC 8446 §5.1).
+   */
+  @Test
+  void tlsRecordsInPlaceOfAStartupFrameAreNamed() {
+    // The first 20 octets of a TLS 1.3 ClientHello: record header, then the handshake header.
+    frame.wrap(Hex.buf("16 03 01 01 2c 01 00 01 28 03 03 5e 7a 11 02 9c 44 10 20 aa"), 0);
+    String reason = frame.checkHeader(MpaStartupFrame.Kind.REQUEST);
+    assertTrue(reason.startsWith("bad key 16 03 01 01") && reason.contains("TLS handshake record"),
+        reason);
+    ByteBuf alert = Hex.buf("15 03 03 00 02 02 0a");
+    assertTrue(MpaStartupFrame.tlsRecordHint(alert, 0, 7).contains("TLS alert record: the peer"
+        + " expects TLS"), MpaStartupFrame.tlsRecordHint(alert, 0, 7));
+    // Not TLS: an MPA Reply key, a record type outside 21/22, a version that is not 3.x, too short.
+    assertEquals("", MpaStartupFrame.tlsRecordHint(Hex.buf(REPLY_KEY + " 00 01 00 00"), 0, 20));
+    assertEquals("", MpaStartupFrame.tlsRecordHint(Hex.buf("17 03 03 00 10"), 0, 5));
+    assertEquals("", MpaStartupFrame.tlsRecordHint(Hex.buf("16 02 00 00 10"), 0, 5));
+    assertEquals("", MpaStartupFrame.tlsRecordHint(Hex.buf("15 03"), 0, 2));
+    // A bad key that is no TLS record says nothing of TLS.
+    ByteBuf b = Hex.buf(SIW_REQUEST);
+    b.setByte(0, 0x16);
+    frame.wrap(b, 0);
+    assertFalse(frame.checkHeader(MpaStartupFrame.Kind.REQUEST).contains("TLS"));
+  }
+
   @Test
   void revisionsZeroAndThreeAreUnusable() {
     frame.wrap(Hex.buf(REQUEST_KEY + " 00 00 00 00"), 0);

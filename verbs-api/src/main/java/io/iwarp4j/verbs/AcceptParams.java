@@ -15,8 +15,10 @@ public final class AcceptParams {
   private final int ord;
   private final ConnectionEventListener eventListener;
   private final Boolean responderSendsFirst;
+  private final TcpLiveness tcp;
 
   private AcceptParams(Builder b) {
+    this.tcp = b.tcp;
     this.responderSendsFirst = b.responderSendsFirst;
     this.privateData = b.privateData.clone();
     this.ird = b.ird;
@@ -89,6 +91,11 @@ public final class AcceptParams {
     return responderSendsFirst;
   }
 
+  /** The TCP keepalive and user timeout overrides. */
+  TcpLiveness tcp() {
+    return tcp;
+  }
+
   /** Builder. */
   public static final class Builder {
     private byte[] privateData = new byte[0];
@@ -96,8 +103,51 @@ public final class AcceptParams {
     private int ord = -1;
     private ConnectionEventListener eventListener;
     private Boolean responderSendsFirst;
+    private TcpLiveness tcp = TcpLiveness.INHERIT;
 
     private Builder() {
+    }
+
+    /**
+     * Overrides {@link DeviceConfig#tcpKeepAlive()} for this connection (over the listener's, which are over the device's; set on the
+     * socket when the accept is called): keepalive on or
+     * off, with the operating system's probe timing.
+     *
+     * @param on whether to send keepalive probes
+     * @return this builder
+     */
+    public Builder tcpKeepAlive(boolean on) {
+      this.tcp = tcp.withKeepAlive(on);
+      return this;
+    }
+
+    /**
+     * Overrides the keepalive for this connection: on, with this probe timing (see
+     * {@link DeviceConfig.Builder#tcpKeepAlive(java.time.Duration, java.time.Duration, int)}).
+     *
+     * @param idle silence before the first probe, 1 s to 32767 s, whole seconds
+     * @param interval time between probes, 1 s to 32767 s, whole seconds
+     * @param count probes unanswered before the drop, 1 to 127
+     * @return this builder
+     * @throws IllegalArgumentException naming the value out of range
+     */
+    public Builder tcpKeepAlive(java.time.Duration idle, java.time.Duration interval,
+        int count) {
+      this.tcp = tcp.withKeepAlive(idle, interval, count);
+      return this;
+    }
+
+    /**
+     * Overrides {@link DeviceConfig#tcpUserTimeout()} for this connection (Linux, epoll
+     * transport only; on NIO it is not applied and the device logs a warning once).
+     *
+     * @param timeout 1 ms to 2^31 - 1 ms, or zero for the operating system's default
+     * @return this builder
+     * @throws IllegalArgumentException naming the value out of range
+     */
+    public Builder tcpUserTimeout(java.time.Duration timeout) {
+      this.tcp = tcp.withUserTimeout(timeout);
+      return this;
     }
 
     /**

@@ -26,8 +26,12 @@ public final class ConnectParams {
   private final Duration replyTimeout;
   private final Duration firstFpduDelay;
   private final ConnectionEventListener eventListener;
+  private final TlsSettings tls;
+  private final TcpLiveness tcp;
 
   private ConnectParams(Builder b) {
+    this.tls = b.tls;
+    this.tcp = b.tcp;
     this.privateData = b.privateData.clone();
     this.ird = b.ird;
     this.ord = b.ord;
@@ -105,6 +109,20 @@ public final class ConnectParams {
     return connectTimeout;
   }
 
+  /**
+   * The TLS to start the connection with (an iwarp4j extension, see {@link TlsSettings}).
+   *
+   * @return the settings, or null for none
+   */
+  public TlsSettings tls() {
+    return tls;
+  }
+
+  /** The TCP keepalive and user timeout overrides. */
+  TcpLiveness tcp() {
+    return tcp;
+  }
+
   /** The MPA Initiator settings: the device's, overridden by these parameters. */
   io.iwarp4j.mpa.MpaSettings initiatorSettings(MpaSettings base, QueuePairCapabilities caps) {
     io.iwarp4j.mpa.MpaSettings.Builder b = base.mpa().toBuilder()
@@ -140,7 +158,8 @@ public final class ConnectParams {
     return "ConnectParams{privateData=" + privateData.length + "B, ird=" + ird + ", ord=" + ord
         + ", crc=" + crc + ", markers=" + markers + ", revision=" + revision + ", p2p="
         + peerToPeer + ", rtr=" + rtrTypes + ", connectTimeout=" + connectTimeout
-        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay + '}';
+        + ", replyTimeout=" + replyTimeout + ", firstFpduDelay=" + firstFpduDelay
+        + (tls != null ? ", " + tls : "") + (tcp.inherits() ? "" : ", tcp=" + tcp) + '}';
   }
 
   /** Builder; each setter checks its argument and names the problem when it is wrong. */
@@ -157,8 +176,67 @@ public final class ConnectParams {
     private Duration replyTimeout;
     private Duration firstFpduDelay;
     private ConnectionEventListener eventListener;
+    private TlsSettings tls;
+    private TcpLiveness tcp = TcpLiveness.INHERIT;
 
     private Builder() {
+    }
+
+    /**
+     * Starts the connection with TLS 1.3 (an iwarp4j extension, see {@link TlsSettings}): the
+     * TLS handshake completes before the MPA Request leaves; the listener must have TLS too
+     * ({@link ListenParams.Builder#tls(TlsSettings)}). The server's certificate must be trusted
+     * by {@code tls}' trust managers and, unless {@link TlsSettings.Builder#verifyHostname}
+     * says otherwise, name the address connected to. A failed handshake fails the connect with
+     * an {@link RdmaConnectException} whose message starts with "TLS".
+     *
+     * @param tls the settings, or null for no TLS (the default)
+     * @return this builder
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /**
+     * Overrides {@link DeviceConfig#tcpKeepAlive()} for this connection: keepalive on or
+     * off, with the operating system's probe timing.
+     *
+     * @param on whether to send keepalive probes
+     * @return this builder
+     */
+    public Builder tcpKeepAlive(boolean on) {
+      this.tcp = tcp.withKeepAlive(on);
+      return this;
+    }
+
+    /**
+     * Overrides the keepalive for this connection: on, with this probe timing (see
+     * {@link DeviceConfig.Builder#tcpKeepAlive(java.time.Duration, java.time.Duration, int)}).
+     *
+     * @param idle silence before the first probe, 1 s to 32767 s, whole seconds
+     * @param interval time between probes, 1 s to 32767 s, whole seconds
+     * @param count probes unanswered before the drop, 1 to 127
+     * @return this builder
+     * @throws IllegalArgumentException naming the value out of range
+     */
+    public Builder tcpKeepAlive(java.time.Duration idle, java.time.Duration interval,
+        int count) {
+      this.tcp = tcp.withKeepAlive(idle, interval, count);
+      return this;
+    }
+
+    /**
+     * Overrides {@link DeviceConfig#tcpUserTimeout()} for this connection (Linux, epoll
+     * transport only; on NIO it is not applied and the device logs a warning once).
+     *
+     * @param timeout 1 ms to 2^31 - 1 ms, or zero for the operating system's default
+     * @return this builder
+     * @throws IllegalArgumentException naming the value out of range
+     */
+    public Builder tcpUserTimeout(java.time.Duration timeout) {
+      this.tcp = tcp.withUserTimeout(timeout);
+      return this;
     }
 
     /**

@@ -143,6 +143,10 @@ public final class ConnectRequest {
       throw new IllegalStateException("this connect request was already accepted or rejected");
     }
     qp.binding().claimForConnection();
+    if (!params.tcp().inherits()) {
+      TcpLiveness tcp = params.tcp().over(handler.listenerTcp());
+      channel.eventLoop().execute(() -> device.applyTcpLivenessToAccepted(channel, tcp));
+    }
     LifecycleLog.accept(qp.number(), remoteAddress());
     QueuePairCapabilities caps = qp.capabilities();
     ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remoteAddress(),

@@ -23,20 +23,25 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final RdmaDevice device;
   private final MpaResponderHandler responder;
   private final ConnectRequestHandler requests;
+  /** The listener's TCP liveness settings (the device's under its overrides), or null. */
+  private final TcpLiveness listenerTcp;
   private QueuePair qp;
   private Runnable onInactive;
+  /** The TLS failure reported before a queue pair was attached, or null. Event loop. */
+  private Throwable tlsFailure;
   /** Whether TCP ever connected: a failed connect must be reported as such, not as MPA's. */
   private volatile boolean wasActive;
 
   /** For an Initiator's channel. */
   ConnectionHandler(RdmaDevice device) {
-    this(device, null, null);
+    this(device, null, null, null);
   }
 
   /** For an accepted channel: connect requests go to {@code requests}. */
   ConnectionHandler(RdmaDevice device, MpaResponderHandler responder,
-      ConnectRequestHandler requests) {
+      ConnectRequestHandler requests, TcpLiveness listenerTcp) {
     this.device = device;
+    this.listenerTcp = listenerTcp;
     this.responder = responder;
     this.requests = requests;
   }
@@ -94,6 +99,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     ctx.fireChannelActive();
   }
 
+  /** The TCP settings an accepted connection got from its listener. */
+  TcpLiveness listenerTcp() {
+    return listenerTcp;
+  }
+
+  /** The TLS failure seen before a queue pair was attached, or null. Event loop. */
+  Throwable tlsFailure() {
+    return tlsFailure;
+  }
+
   /** Whether this handler serves an accepted (Responder) connection. */
   boolean isResponderSide() {
     return responder != null;
@@ -131,6 +146,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       // The RDMAP endpoint's handler follows: a reset tells it the connection was lost.
       ctx.fireExceptionCaught(cause);
       return;
+    }
+    if (TlsPipeline.tlsCause(cause) != null) {
+      tlsFailure = cause;
     }
     log.debug("{} closing after an unhandled exception: {}", ctx.channel(), cause.toString());
     ctx.close();

@@ -37,7 +37,11 @@ final class ConnectionSetup {
   private final ConnectionHandler handler;
   private final CompletableFuture<RdmaConnection> result = new CompletableFuture<>();
 
+  /** The Initiator's TLS handler with ConnectParams.tls, else null. */
+  private io.netty.handler.ssl.SslHandler tls;
+
   // Event loop only.
+  private boolean mpaFailureDeferred;
   private boolean bound;
   private boolean closeHandled;
   private RdmaConnection connection;
@@ -83,6 +87,44 @@ final class ConnectionSetup {
     fail(loop, null, e, null);
   }
 
+  /**
+   * The TLS handshake failed (Initiator with TLS): the connect fails with a message that says
+   * so, before MPA reports the close.
+   */
+  void tlsFailed(Channel channel, Throwable cause) {
+    if (result.isDone() || !handler.wasActive()) {
+      return; // done, or TCP never connected: tcpFailed says why
+    }
+    fail(channel.eventLoop(), channel,
+        new RdmaConnectException(TlsPipeline.clientFailure(remote, cause), cause), null);
+  }
+
+  /** The connection runs over TLS: failures are reported as TLS's when TLS caused them. */
+  void tls(io.netty.handler.ssl.SslHandler ssl) {
+    this.tls = ssl;
+  }
+
+  /**
+   * Why a TLS connection's MPA startup failed, when TLS is the reason: a handshake that did not
+   * complete, or a TLS alert after it (TLS 1.3: the listener checks the client's certificate
+   * after the client's handshake completed); else null.
+   */
+  private RdmaConnectException tlsReason(Throwable mpaCause) {
+    io.netty.util.concurrent.Future<Channel> hs = tls.handshakeFuture();
+    if (!hs.isSuccess()) {
+      Throwable c = hs.cause() != null ? hs.cause() : mpaCause;
+      return new RdmaConnectException(TlsPipeline.clientFailure(remote, c), c);
+    }
+    Throwable later = handler.tlsFailure();
+    if (later != null) {
+      String reason = TlsPipeline.tlsCause(later).getMessage();
+      return new RdmaConnectException("TLS with " + remote + " failed after the handshake: "
+          + reason + (reason != null && reason.contains("certificate")
+          ? " (the listener refused this end's certificate)" : ""), later);
+    }
+    return null;
+  }
+
   /** The MPA handshake finished, either way. */
   void onHandshake(Future<? super MpaConnection> f, Channel channel) {
     if (result.isDone()) {
@@ -98,9 +140,18 @@ final class ConnectionSetup {
         return;
       }
       Throwable cause = f.cause();
+      if (tls != null && !mpaFailureDeferred) {
+        // A close reaches MPA before the TLS handler reports why: hear it first.
+        mpaFailureDeferred = true;
+        channel.eventLoop().execute(() -> onHandshake(f, channel));
+        return;
+      }
       MpaPeerParameters peer = null;
       RdmaConnectException e;
-      if (cause instanceof MpaRejectedException r) {
+      RdmaConnectException tlsFailure = tls == null ? null : tlsReason(cause);
+      if (tlsFailure != null) {
+        e = tlsFailure;
+      } else if (cause instanceof MpaRejectedException r) {
         peer = r.peer();
         e = new RdmaRejectedException(r.rejectedLocally()
             ? "the connection from " + remote + " was rejected locally"
@@ -108,6 +159,10 @@ final class ConnectionSetup {
             peer.privateData(), peer.ird(), peer.ord(), r);
       } else if (cause instanceof MpaException m && m.getCause() instanceof TimeoutException) {
         e = new RdmaTimeoutException("MPA startup with " + remote + ": " + m.getMessage(), m);
+      } else if (TlsPipeline.tlsCause(cause) != null) {
+        // E.g. the listener refused this end's certificate after the TLS 1.3 handshake.
+        e = new RdmaConnectException("TLS with " + remote + " failed during the MPA startup: "
+            + TlsPipeline.tlsCause(cause).getMessage(), cause);
       } else {
         e = new RdmaConnectException("MPA startup with " + remote + " failed: "
             + cause.getMessage(), cause);

@@ -16,6 +16,10 @@ final class DeviceCounters {
   final LongAdder startupRefusedDeviceFull = new LongAdder();
   /** Connections in MPA startup closed (oldest first) to make room for a new one. */
   final LongAdder startupEvicted = new LongAdder();
+  /** Connections to a TLS listener refused because they did not start with TLS. */
+  final LongAdder tlsPlaintextRefused = new LongAdder();
+  /** Connections to a TLS listener whose TLS handshake failed. */
+  final LongAdder tlsHandshakesFailed = new LongAdder();
 
   private final Object lock = new Object();
   /** The counters of the open queue pairs; copied on change, so summing allocates nothing. */

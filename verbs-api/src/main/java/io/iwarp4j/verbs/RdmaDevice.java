@@ -112,8 +112,14 @@ public final class RdmaDevice implements AutoCloseable {
   private static final io.netty.util.AttributeKey<Boolean> RESERVATION_HANDED_OVER =
       io.netty.util.AttributeKey.valueOf(RdmaDevice.class, "reservationHandedOver");
 
+  /** DeviceConfig's TCP keepalive and TCP_USER_TIMEOUT, under every override. */
+  private final TcpLiveness tcpLiveness;
+  /** Whether a per-connection TCP_USER_TIMEOUT on NIO was warned about. */
+  private final AtomicBoolean warnedNioUserTimeout = new AtomicBoolean();
+
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
+    this.tcpLiveness = TcpLiveness.of(config);
     this.readResponseCopies = new ReadResponseCopyBudget(config.readResponseCopyBudget());
     this.admission = new StartupAdmission(config.maxStartupConnectionsPerSource(), deviceCounters);
     if (config.tcpUserTimeout() != null
@@ -399,10 +405,33 @@ public final class RdmaDevice implements AutoCloseable {
    */
   public RdmaListener listen(InetSocketAddress address, ConnectRequestHandler handler)
       throws IOException {
+    return listen(address, handler, ListenParams.defaults());
+  }
+
+  /**
+   * Listens with TLS or TCP settings of its own: as {@link #listen(InetSocketAddress,
+   * ConnectRequestHandler)}, and with {@link ListenParams#tls()} every accepted connection must
+   * complete a TLS 1.3 handshake before its MPA Request is read (an iwarp4j extension, see
+   * {@link TlsSettings}); a client that does not start with TLS gets a TLS alert and is closed,
+   * and a failed handshake closes the connection, both logged (INFO) and counted
+   * ({@link #tlsCounters()}).
+   *
+   * @param address where to listen; port 0 picks a free port ({@link RdmaListener#localAddress})
+   * @param handler decides on each request
+   * @param params TLS, TCP keepalive and user timeout overrides
+   * @return the listener
+   * @throws IOException when the address cannot be bound
+   * @throws IllegalStateException when the device is closed
+   */
+  public RdmaListener listen(InetSocketAddress address, ConnectRequestHandler handler,
+      ListenParams params) throws IOException {
     checkOpen();
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(params, "params");
     io.iwarp4j.mpa.MpaSettings settings = config.mpaSettings().mpa();
+    TcpLiveness tcp = params.tcp().over(tcpLiveness);
+    TlsSettings tls = params.tls();
     ServerBootstrap b = new ServerBootstrap()
         .group(group)
         .channel(transport.serverSocketChannelClass())
@@ -433,12 +462,15 @@ public final class RdmaDevice implements AutoCloseable {
             }
             ch.closeFuture().addListener(f -> admission.leave(ch));
             track(ch);
-            applyTcpLiveness(ch);
+            applyTcpLiveness(ch, tcp);
             capture(ch);
+            if (tls != null) {
+              addServerTls(ch, tls, settings.requestTimeout());
+            }
             MpaResponderHandler responder = new MpaResponderHandler(settings);
             ch.pipeline().addLast("mpa", responder)
                 .addLast(ConnectionHandler.NAME,
-                    new ConnectionHandler(RdmaDevice.this, responder, handler));
+                    new ConnectionHandler(RdmaDevice.this, responder, handler, tcp));
           }
         });
     ChannelFuture bound = b.bind(address).awaitUninterruptibly();
@@ -504,6 +536,8 @@ public final class RdmaDevice implements AutoCloseable {
     ConnectionHandler handler = new ConnectionHandler(this);
     ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remote, handler);
     MpaInitiatorHandler initiator = new MpaInitiatorHandler(settings);
+    TcpLiveness tcp = params.tcp().over(tcpLiveness);
+    TlsSettings tls = params.tls();
     Bootstrap b = new Bootstrap()
         .group(loop)
         .channel(transport.socketChannelClass())
@@ -517,8 +551,18 @@ public final class RdmaDevice implements AutoCloseable {
           @Override
           protected void initChannel(Channel ch) {
             track(ch);
-            applyTcpLiveness(ch);
+            applyTcpLiveness(ch, tcp);
             capture(ch);
+            if (tls != null) {
+              io.netty.handler.ssl.SslHandler ssl =
+                  TlsPipeline.addClient(ch, tls, remote, settings.replyTimeout());
+              setup.tls(ssl);
+              ssl.handshakeFuture().addListener(f -> {
+                if (!f.isSuccess()) {
+                  setup.tlsFailed(ch, f.cause());
+                }
+              });
+            }
             ch.pipeline().addLast("mpa", initiator).addLast(ConnectionHandler.NAME, handler);
             initiator.handshakeFuture().addListener(f -> setup.onHandshake(f, ch));
           }
@@ -532,22 +576,57 @@ public final class RdmaDevice implements AutoCloseable {
     return setup.result();
   }
 
-  /** DeviceConfig's TCP keepalive and TCP_USER_TIMEOUT, on a new connection. */
-  private void applyTcpLiveness(Channel ch) {
-    if (!config.tcpKeepAlive() && config.tcpUserTimeout() == null) {
+  /**
+   * TCP keepalive and TCP_USER_TIMEOUT (the device's, or a listener's or connect's overrides)
+   * on a new connection.
+   */
+  private void applyTcpLiveness(Channel ch, TcpLiveness tcp) {
+    if (!tcp.changesNewSocket()) {
       return;
     }
-    boolean all = io.iwarp4j.mpa.Transport.applyTcpLiveness(ch, config.tcpKeepAlive(),
-        seconds(config.tcpKeepIdle()), seconds(config.tcpKeepInterval()), config.tcpKeepCount(),
-        config.tcpUserTimeout() == null ? 0 : (int) config.tcpUserTimeout().toMillis());
-    if (!all && log.isDebugEnabled()) {
-      log.debug("{}: the {} transport lacks some TCP liveness options of {}", name, transport,
-          config);
+    if (!tcp.applyToNew(ch)) {
+      lacking(tcp);
     }
   }
 
-  private static int seconds(java.time.Duration d) {
-    return d == null ? 0 : (int) d.getSeconds();
+  /** An accept's TCP overrides, on its connected socket. Event loop. */
+  void applyTcpLivenessToAccepted(Channel ch, TcpLiveness tcp) {
+    if (!tcp.applyToConnected(ch)) {
+      lacking(tcp);
+    }
+  }
+
+  private void lacking(TcpLiveness tcp) {
+    if (tcp.userTimeoutMillis() > 0 && transport != io.iwarp4j.mpa.Transport.EPOLL
+        && tcp.userTimeout != config.tcpUserTimeout()
+        && warnedNioUserTimeout.compareAndSet(false, true)) {
+      log.warn("{}: tcpUserTimeout {} of a listener, accept or connect is not applied: the NIO "
+          + "transport has no TCP_USER_TIMEOUT (docs/configuration.md)", name, tcp.userTimeout);
+    } else if (log.isDebugEnabled()) {
+      log.debug("{}: the {} transport lacks some TCP liveness options of {}", name, transport,
+          tcp);
+    }
+  }
+
+  /**
+   * A TLS listener's connection: refuses a client without TLS (alert, close), and logs and
+   * counts both that and a failed handshake.
+   */
+  private void addServerTls(Channel ch, TlsSettings tls, java.time.Duration requestTimeout) {
+    TlsClientHelloGuard guard = new TlsClientHelloGuard(() -> {
+      deviceCounters.tlsPlaintextRefused.increment();
+      log.info("{} refused {}: it did not start with TLS (a client without TLS sends its MPA "
+          + "Request in clear) but the listener requires TLS 1.3; sent a TLS alert and closed",
+          name, ch.remoteAddress());
+    });
+    TlsPipeline.addServer(ch, tls, requestTimeout, guard).handshakeFuture().addListener(f -> {
+      if (!f.isSuccess() && !guard.refused()) {
+        deviceCounters.tlsHandshakesFailed.increment();
+        log.info("{} TLS handshake with {} failed, closed: {}", name, ch.remoteAddress(),
+            String.valueOf(f.cause().getMessage()));
+        ch.close();
+      }
+    });
   }
 
   private WriteBufferWaterMark waterMark() {
@@ -746,6 +825,16 @@ public final class RdmaDevice implements AutoCloseable {
   public AdmissionCounters admissionCounters() {
     return new AdmissionCounters(deviceCounters.startupRefusedPerSource.sum(),
         deviceCounters.startupRefusedDeviceFull.sum(), deviceCounters.startupEvicted.sum());
+  }
+
+  /**
+   * What the TLS listeners refused: see {@link TlsCounters}. Callable from any thread.
+   *
+   * @return the counts since the device opened
+   */
+  public TlsCounters tlsCounters() {
+    return new TlsCounters(deviceCounters.tlsPlaintextRefused.sum(),
+        deviceCounters.tlsHandshakesFailed.sum());
   }
 
   private void checkOpen() {

@@ -221,7 +221,7 @@ public final class MpaStartupFrame {
       }
       return "bad key " + keyAsText() + ", expected \""
           + new String(expected == Kind.REQUEST ? REQUEST_KEY : REPLY_KEY,
-              StandardCharsets.US_ASCII) + "\"";
+              StandardCharsets.US_ASCII) + "\"" + tlsRecordHint(buf, offset, HEADER_LENGTH);
     }
     int rev = revision();
     if (rev == 0) {
@@ -239,6 +239,32 @@ public final class MpaStartupFrame {
           + EnhancedConnectionData.LENGTH + " octets of enhanced connection data";
     }
     return null;
+  }
+
+  /**
+   * What a TLS peer's octets in place of a startup frame mean: a TLS record header (content type
+   * alert 21 or handshake 22, protocol major version 3, RFC 8446 §5.1) means the peer speaks TLS
+   * (iwarp4j's TLS extension) where MPA was expected.
+   *
+   * @param buf the octets received
+   * @param offset where they start
+   * @param length how many there are
+   * @return "" unless they start with such a header; else a clause starting with "; "
+   */
+  public static String tlsRecordHint(ByteBuf buf, int offset, int length) {
+    if (length < 3 || buf.getUnsignedByte(offset + 1) != 3) {
+      return "";
+    }
+    int type = buf.getUnsignedByte(offset);
+    if (type == 21) {
+      return "; the octets are a TLS alert record: the peer expects TLS (an iwarp4j extension)"
+          + " and refused this end's MPA in clear";
+    }
+    if (type == 22) {
+      return "; the octets are a TLS handshake record: the peer speaks TLS (an iwarp4j"
+          + " extension), which this end was not set up for";
+    }
+    return "";
   }
 
   private String keyAsText() {

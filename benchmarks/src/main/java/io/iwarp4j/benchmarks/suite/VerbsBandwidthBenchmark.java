@@ -3,6 +3,7 @@ package io.iwarp4j.benchmarks.suite;
 import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.MemoryRegion;
+import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.RemoteBuffer;
@@ -106,6 +107,13 @@ public class VerbsBandwidthBenchmark {
   @Param({"1"})
   public int cqMod;
 
+  /**
+   * Whether every connection runs over TLS 1.3 (ListenParams.tls / ConnectParams.tls, mutual
+   * authentication): the cost of the iwarp4j TLS extension.
+   */
+  @Param({"false"})
+  public boolean tls;
+
   private VerbsPair pair;
   private WorkRequestOpcode opcode;
   private QueuePair[] qp;
@@ -147,7 +155,7 @@ public class VerbsBandwidthBenchmark {
     }
     target = send ? new SendTarget(qps, window, size) : null;
     pair = new VerbsPair(qps, crc, Math.max(depth, CREDIT_SLOTS) + 1, send ? window : 1,
-        Math.max(1, depth), target, srq ? qps * window : 0);
+        Math.max(1, depth), target, srq ? qps * window : 0, PollMode.PARKED, tls);
     qp = pair.clientQps;
     outstanding = new int[qps];
     posted = new long[qps];

@@ -1,12 +1,14 @@
 package io.iwarp4j.benchmarks.suite;
 
+import io.iwarp4j.tools.perf.TlsMaterial;
 import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.ConnectRequest;
 import io.iwarp4j.verbs.DeviceConfig;
-import io.iwarp4j.verbs.PollMode;
+import io.iwarp4j.verbs.ListenParams;
 import io.iwarp4j.verbs.MpaSettings;
+import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.QueuePairConfig;
@@ -15,6 +17,7 @@ import io.iwarp4j.verbs.RdmaDevice;
 import io.iwarp4j.verbs.RdmaListener;
 import io.iwarp4j.verbs.SharedReceiveQueue;
 import io.iwarp4j.verbs.SharedReceiveQueueConfig;
+import io.iwarp4j.verbs.TlsSettings;
 import io.iwarp4j.verbs.WorkCompletion;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -74,6 +77,24 @@ final class VerbsPair implements AutoCloseable {
   /** As above, with both devices in {@code pollMode}. */
   VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
       CompletionListener serverListener, int srqDepth, PollMode pollMode) throws Exception {
+    this(n, crc, sendWr, recvWr, readDepth, serverListener, srqDepth, pollMode, false);
+  }
+
+  /**
+   * As above; with {@code tls} every connection runs over TLS 1.3, mutually authenticated with
+   * key pairs generated for the pair (keytool, outside the measurement).
+   */
+  VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
+      CompletionListener serverListener, int srqDepth, PollMode pollMode, boolean tls)
+      throws Exception {
+    TlsSettings serverTls = null;
+    TlsSettings clientTls = null;
+    if (tls) {
+      TlsMaterial serverKeys = TlsMaterial.generate("verbs-pair-server");
+      TlsMaterial clientKeys = TlsMaterial.generate("verbs-pair-client");
+      serverTls = serverKeys.settingsTrusting(clientKeys).requireClientAuth(true).build();
+      clientTls = clientKeys.settingsTrusting(serverKeys).build();
+    }
     DeviceConfig config = DeviceConfig.builder().eventLoopThreads(1)
         .mpaSettings(MpaSettings.builder().crc(crc).build()).pollMode(pollMode)
         .maxQueuePairs(Math.max(1024, n)).maxSrqWr(Math.max(1 << 14, srqDepth)).build();
@@ -109,8 +130,8 @@ final class VerbsPair implements AutoCloseable {
             } else {
               request.accept(qp);
             }
-          });
-      ConnectParams params = ConnectParams.builder().peerToPeer(true).crc(crc)
+          }, ListenParams.builder().tls(serverTls).build());
+      ConnectParams params = ConnectParams.builder().peerToPeer(true).crc(crc).tls(clientTls)
           .ird(readDepth).ord(readDepth).build();
       for (int from = 0; from < n; from += CONNECT_BATCH) {
         List<CompletableFuture<RdmaConnection>> pending = new ArrayList<>();

@@ -68,6 +68,14 @@ public final class IwarpPerf {
     CompletableFuture<Integer> port = new CompletableFuture<>();
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
     int[] serverStatus = {FAILED};
+    if (o.tls() && o.tlsKeystore == null) {
+      try {
+        o.generatedTls = TlsMaterial.generate("iwarp-perf-loopback");
+      } catch (Exception e) {
+        err.println("iwarp-perf: --tls: cannot generate a key pair with keytool: " + e);
+        return FAILED;
+      }
+    }
     PerfOptions serverOpts = o.loopbackServer();
     Thread server = new Thread(() -> serverStatus[0] = runRole(serverOpts, quiet,
         o.debug() ? err : quiet, port::complete), "iwarp-perf-loopback-server");

@@ -54,6 +54,16 @@ public final class PerfOptions {
   boolean busyPoll;
   /** {@code -e}: data completions are waited for through a completion channel. */
   boolean events;
+  /** {@code --tls}: every connection runs over TLS 1.3 (an iwarp4j extension). */
+  boolean tls;
+  /** {@code --tls-keystore}: this end's key and certificate, or null (loopback generates). */
+  Path tlsKeystore;
+  /** {@code --tls-password}. */
+  String tlsPassword = "changeit";
+  /** {@code --tls-truststore}: the peer certificates to trust, or null for the key store's. */
+  Path tlsTruststore;
+  /** Loopback with --tls and no key store: the material generated for both roles. */
+  TlsMaterial generatedTls;
 
   private PerfOptions() {
   }
@@ -106,6 +116,10 @@ public final class PerfOptions {
         case "--no-progress" -> o.progress = false;
         case "-v", "--debug" -> o.debug = true;
         case "--loopback" -> o.loopback = true;
+        case "--tls" -> o.tls = true;
+        case "--tls-keystore" -> o.tlsKeystore = Path.of(value(args, ++i, a, inline));
+        case "--tls-password" -> o.tlsPassword = value(args, ++i, a, inline);
+        case "--tls-truststore" -> o.tlsTruststore = Path.of(value(args, ++i, a, inline));
         case "--busy-poll", "--busy_poll" -> o.busyPoll = true;
         case "-e", "--events" -> o.events = true;
         // perftest options that need no action here: rdma_cm is our only connection method,
@@ -152,6 +166,13 @@ public final class PerfOptions {
   }
 
   private void applyDefaults() throws UsageException {
+    if (!tls && (tlsKeystore != null || tlsTruststore != null)) {
+      throw new UsageException("--tls-keystore and --tls-truststore need --tls");
+    }
+    if (tls && !loopback && tlsKeystore == null) {
+      throw new UsageException("--tls needs --tls-keystore FILE on the server and the client"
+          + " (a PKCS12 key store; both ends may use the same one; loopback generates one)");
+    }
     if (busyPoll && events) {
       throw new UsageException("--busy-poll and -e exclude each other: spin on the completion"
           + " queue or sleep until its channel has an event");
@@ -372,6 +393,40 @@ public final class PerfOptions {
   }
 
   /**
+   * {@code --tls}: TLS 1.3 on every connection.
+   *
+   * @return true with --tls
+   */
+  public boolean tls() {
+    return tls;
+  }
+
+  /**
+   * The TLS settings of this role: this end's key from {@code --tls-keystore} (or the one
+   * generated for loopback), trusting {@code --tls-truststore}'s certificates or else the key
+   * store's own; a server requires client certificates (mutual authentication), a client
+   * does not check host names (trust is pinned to those certificates).
+   *
+   * @param server whether for the listening role
+   * @return the settings, or null without --tls
+   * @throws java.io.IOException when a store cannot be read
+   * @throws java.security.GeneralSecurityException when it cannot be used
+   */
+  io.iwarp4j.verbs.TlsSettings tlsSettings(boolean server)
+      throws java.io.IOException, java.security.GeneralSecurityException {
+    if (!tls) {
+      return null;
+    }
+    char[] password = tlsPassword.toCharArray();
+    TlsMaterial keys = generatedTls != null ? generatedTls : TlsMaterial.load(tlsKeystore,
+        password);
+    TlsMaterial trusted = tlsTruststore != null ? TlsMaterial.load(tlsTruststore, password)
+        : keys;
+    return keys.settingsTrusting(trusted).requireClientAuth(server).verifyHostname(false)
+        .build();
+  }
+
+  /**
    * MPA CRC ({@code --crc}, default; {@code --no-crc}).
    *
    * @return true to ask for CRC
@@ -552,6 +607,11 @@ public final class PerfOptions {
     c.warmupSeconds = warmupSeconds;
     c.busyPoll = busyPoll;
     c.events = events;
+    c.tls = tls;
+    c.tlsKeystore = tlsKeystore;
+    c.tlsPassword = tlsPassword;
+    c.tlsTruststore = tlsTruststore;
+    c.generatedTls = generatedTls;
     return c;
   }
 
@@ -588,6 +648,11 @@ public final class PerfOptions {
       "                      tool spins on its completion queues (a core per spinning thread)",
       "  -e, --events        wait for completions through a completion channel (arm, poll,",
       "                      sleep until the event) instead of polling",
+      "  --tls               TLS 1.3 on every connection, both roles (an iwarp4j extension,",
+      "                      not interoperable with siw/RNICs); mutual authentication",
+      "  --tls-keystore F    this end's PKCS12 key store (loopback: one is generated)",
+      "  --tls-truststore F  certificates to trust (default: the key store's own)",
+      "  --tls-password P    the stores' password (default changeit)",
       "  --timeout S         connect timeout (default 10)  -R -F -z -d -i -x: accepted, ignored",
       "");
 }

@@ -194,13 +194,20 @@ final class PerfSession implements AutoCloseable {
    * @param portListener told the listening port (server only)
    */
   void setUp(IntConsumer portListener) throws IOException, InterruptedException {
+    io.iwarp4j.verbs.TlsSettings tls;
+    try {
+      tls = opts.tlsSettings(!client);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IOException("--tls: " + e.getMessage(), e);
+    }
     if (client) {
-      connect(control.queuePair(), ConnectParams.builder().crc(opts.crc())
+      connect(control.queuePair(), ConnectParams.builder().crc(opts.crc()).tls(tls)
           .markers(opts.markers()).eventListener(terminates).connectTimeout(java.time.Duration.ofSeconds(
               opts.timeoutSeconds()))
           .firstFpduDelay(Duration.ofMillis(CONTROL_FIRST_FPDU_DELAY_MS)).build(), "control");
     } else {
-      listener = device.listen(new InetSocketAddress(opts.port()), requests::add);
+      listener = device.listen(new InetSocketAddress(opts.port()), requests::add,
+          io.iwarp4j.verbs.ListenParams.builder().tls(tls).build());
       portListener.accept(listener.localAddress().getPort());
       out.println();
       out.println("************************************");
@@ -231,6 +238,7 @@ final class PerfSession implements AutoCloseable {
     for (int i = 0; i < qps.length; i++) {
       if (client) {
         ConnectParams.Builder p = ConnectParams.builder().crc(opts.crc()).markers(opts.markers())
+            .tls(tls)
             .eventListener(terminates).connectTimeout(java.time.Duration.ofSeconds(opts.timeoutSeconds()))
             .replyTimeout(Duration.ofMillis(DataConnectRetry.REPLY_TIMEOUT_MILLIS));
         if (opts.mode().usesReads()) {

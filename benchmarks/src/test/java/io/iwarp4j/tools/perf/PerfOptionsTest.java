@@ -160,11 +160,30 @@ class PerfOptionsTest {
       "loopback|loopback needs a test",
       "loopback write_bw 1.2.3.4|--loopback takes no server address",
       "write_bw a b|unexpected argument b",
-      "write_bw --use_srq|--use_srq applies to send_bw"})
+      "write_bw --use_srq|--use_srq applies to send_bw",
+      "write_bw --tls|--tls needs --tls-keystore",
+      "write_bw --tls 10.0.0.1|--tls needs --tls-keystore",
+      "write_bw --tls-keystore k.p12|--tls-keystore and --tls-truststore need --tls"})
   void badCommandLinesNameTheProblem(String line, String expected) {
     String[] args = line.isEmpty() ? new String[0] : line.split(" ");
     UsageException e = assertThrows(UsageException.class, () -> PerfOptions.parse(args));
     assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+
+  @Test
+  void tlsIsAnOptionOfBothRolesAndOfLoopback() throws UsageException {
+    PerfOptions server = PerfOptions.parse(new String[] {"write_bw", "--tls", "--tls-keystore",
+        "k.p12", "--tls-password", "pw"});
+    assertTrue(server.tls());
+    assertEquals(java.nio.file.Path.of("k.p12"), server.tlsKeystore);
+    PerfOptions client = PerfOptions.parse(new String[] {"send_bw", "--tls", "--tls-keystore",
+        "k.p12", "--tls-truststore", "t.p12", "10.0.0.1"});
+    assertTrue(client.tls());
+    assertEquals(java.nio.file.Path.of("t.p12"), client.tlsTruststore);
+    PerfOptions loopback = PerfOptions.parse(new String[] {"loopback", "write_bw", "--tls"});
+    assertTrue(loopback.tls());
+    assertTrue(loopback.loopbackServer().tls() && loopback.loopbackClient(1).tls());
+    assertFalse(PerfOptions.parse(new String[] {"write_bw"}).tls());
   }
 
   @Test
