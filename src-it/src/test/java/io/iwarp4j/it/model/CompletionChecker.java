@@ -24,6 +24,7 @@ final class CompletionChecker {
   private int successes;
   private int flushes;
   private int errors;
+  private final Map<WcStatus, Integer> byStatus = new java.util.EnumMap<>(WcStatus.class);
 
   void posted(WorkRequestModel w) {
     byWrId.put(w.wrId, w);
@@ -38,7 +39,8 @@ final class CompletionChecker {
   }
 
   String tally() {
-    return successes + " successful, " + flushes + " flushed, " + errors + " failed completions";
+    return successes + " successful, " + flushes + " flushed, " + errors + " failed completions "
+        + byStatus;
   }
 
   /** Queue pair numbers are unique within a device. */
@@ -77,6 +79,7 @@ final class CompletionChecker {
     } else if (wc.status() == WcStatus.WR_FLUSH_ERR) {
       flushes++;
     } else {
+      byStatus.merge(wc.status(), 1, Integer::sum);
       if (w.kind != Kind.RECV) {
         q.sendErrors++;
         check(q.sendErrors == 1, "a second send work request of " + q + " charged with an"
@@ -124,6 +127,9 @@ final class CompletionChecker {
       // still in flight with DDP Terminate 1/2/0x02 "no buffer available", charged to the
       // peer's oldest outstanding send work request.
       s.add(WcStatus.REM_INV_REQ_ERR);
+    }
+    if (q.faults.contains(Fault.LOST) || peer.contains(Fault.LOST)) {
+      s.add(WcStatus.FATAL_ERR); // the one in flight when the connection was lost
     }
     if (q.faults.contains(Fault.DEAD_STAG) && w.kind != Kind.RECV) {
       s.add(WcStatus.REM_ACCESS_ERR);

@@ -51,6 +51,8 @@ import java.util.regex.Pattern;
  */
 final class ModelRun implements AutoCloseable {
   static final int PAIRS = 4;
+  /** The pair whose connections go through {@link ResettableLink}: it can lose them abruptly. */
+  static final int RELAYED_PAIR = 2;
   private static final int REGION_LENGTH = 128 * 1024;
   private static final int RECEIVE_LENGTH = 4096;
   private static final int MAX_SEND_WR = 32;
@@ -76,11 +78,13 @@ final class ModelRun implements AutoCloseable {
   private final long[] flushesPerDevice = new long[2];
   private SharedReceiveQueue srq;
   private RdmaListener listener;
+  private ResettableLink link;
   private OperationGenerator generator;
   private long nextWrId = 1;
   private int step;
   private int regionsMade;
   private Op current;
+  private final java.util.Map<Type, Integer> executed = new java.util.EnumMap<>(Type.class);
 
   ModelRun(long seed) {
     this.seed = seed;
@@ -97,6 +101,9 @@ final class ModelRun implements AutoCloseable {
         Op op = generator.next();
         current = op;
         String outcome = execute(op);
+        if (!outcome.contains("skipped") && !outcome.contains("already")) {
+          executed.merge(op.type(), 1, Integer::sum);
+        }
         log.add(step, op + (outcome.isEmpty() ? "" : " -> " + outcome));
       }
       log.add(step, "FINISH");
@@ -111,7 +118,7 @@ final class ModelRun implements AutoCloseable {
 
   String summary() {
     return "seed " + seed + ": " + checker.all().size() + " work requests, " + checker.tally()
-        + ", " + regionsMade + " regions";
+        + ", " + regionsMade + " regions; operations " + executed;
   }
 
   // ---- set-up ----
@@ -132,6 +139,7 @@ final class ModelRun implements AutoCloseable {
     srq = pds[1][1].createSharedReceiveQueue(SharedReceiveQueueConfig.builder().maxWr(256)
         .build());
     listener = devices[1].listen(new InetSocketAddress("127.0.0.1", 0), requests::add);
+    link = new ResettableLink(listener.localAddress());
     for (int p = 0; p < PAIRS; p++) {
       int pd = p < 2 ? 0 : 1;
       for (int d = 0; d < 2; d++) {
@@ -178,7 +186,8 @@ final class ModelRun implements AutoCloseable {
     checker.queuePair(b);
     int aEpoch = a.epoch();
     int bEpoch = b.epoch();
-    CompletableFuture<RdmaConnection> cf = devices[0].connect(a.qp, listener.localAddress(),
+    CompletableFuture<RdmaConnection> cf = devices[0].connect(a.qp,
+        p == RELAYED_PAIR ? link.address() : listener.localAddress(),
         ConnectParams.builder().peerToPeer(true).firstFpduDelay(Duration.ZERO).ird(8).ord(8)
             .eventListener(e -> event(a, aEpoch, e.type())).build());
     ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
@@ -210,6 +219,7 @@ final class ModelRun implements AutoCloseable {
       case MODIFY_TO_ERROR -> fault(pairs[op.pair()][op.side()], Fault.MODIFY_TO_ERROR);
       case DISCONNECT -> fault(pairs[op.pair()][op.side()], Fault.DISCONNECT);
       case CLOSE_QP -> fault(pairs[op.pair()][op.side()], Fault.CLOSE);
+      case ABRUPT_CLOSE -> abruptClose(pairs[op.pair()][0]);
       case REVIVE -> revive(op.pair(), op.flag());
       case QUIESCE -> quiesce();
     };
@@ -531,6 +541,18 @@ final class ModelRun implements AutoCloseable {
     return q.toString();
   }
 
+  /** A RST to both ends of the relayed pair's connection. */
+  private String abruptClose(QueuePairModel a) {
+    if (a.generatorFaulted || a.peer.generatorFaulted) {
+      return "already broken, skipped";
+    }
+    a.doom(Fault.LOST, step);
+    a.peer.faults.add(Fault.LOST);
+    a.generatorFaulted = true;
+    check(link.resetNewest(), "no relayed connection to reset");
+    return a.toString();
+  }
+
   /**
    * Ends pair {@code p}'s connection for good, accounts for every work request of it, and
    * connects it anew: both queue pairs reset, or replaced by new ones.
@@ -699,6 +721,7 @@ final class ModelRun implements AutoCloseable {
       }
     }
     listener.close();
+    link.close();
     devices[0].close();
     devices[1].close();
     for (RegionModel r : regions) {
@@ -710,7 +733,10 @@ final class ModelRun implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws java.io.IOException {
+    if (link != null) {
+      link.close();
+    }
     for (RdmaDevice d : devices) {
       if (d != null) {
         d.close();

@@ -10,7 +10,7 @@ record Op(Type type, int pair, int side, Kind kind, int length, boolean signaled
 
   enum Type {
     POST_SEND, POST_RECV, POLL, REGISTER, DEREGISTER, DEAD_STAG_ACCESS, SEND_WITHOUT_RECEIVE,
-    MODIFY_TO_ERROR, DISCONNECT, CLOSE_QP, REVIVE, QUIESCE
+    MODIFY_TO_ERROR, DISCONNECT, CLOSE_QP, ABRUPT_CLOSE, REVIVE, QUIESCE
   }
 
   static Op of(Type type, int pair, int side) {
@@ -34,6 +34,7 @@ record Op(Type type, int pair, int side, Kind kind, int length, boolean signaled
       case REGISTER -> type + " device " + "AB".charAt(side) + " pd " + index;
       case DEREGISTER -> type + " region #" + index + (flag ? " closeChecked" : " close");
       case REVIVE -> type + " P" + pair + (flag ? " by reset" : " by new queue pairs");
+      case ABRUPT_CLOSE -> type + " P" + pair + " (TCP RST to both ends)";
       case QUIESCE -> type.toString();
     };
   }

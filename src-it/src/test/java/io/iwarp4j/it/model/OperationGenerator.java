@@ -82,6 +82,9 @@ final class OperationGenerator {
     if (roll < 977) {
       return Op.of(Type.CLOSE_QP, pair, side);
     }
+    if (roll < 985) {
+      return Op.of(Type.ABRUPT_CLOSE, ModelRun.RELAYED_PAIR, 0);
+    }
     return Op.of(Type.QUIESCE, 0, 0);
   }
 

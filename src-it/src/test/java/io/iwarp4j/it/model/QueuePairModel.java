@@ -22,7 +22,9 @@ final class QueuePairModel {
     NO_RECEIVE,
     MODIFY_TO_ERROR,
     DISCONNECT,
-    CLOSE
+    CLOSE,
+    /** The TCP connection was reset under both ends (a RST from the relay). */
+    LOST
   }
 
   private final String name;
