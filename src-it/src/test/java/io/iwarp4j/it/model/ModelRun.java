@@ -635,7 +635,9 @@ final class ModelRun implements AutoCloseable {
     List<WorkRequestModel> fences = new ArrayList<>();
     for (QueuePairModel[] pair : pairs) {
       for (QueuePairModel q : pair) {
-        if (!q.doomed() && !q.closed) {
+        // Chosen as the generator would (not by the doom, which depends on timing), so that
+        // the fences take the same slices in every run of a seed.
+        if (!q.generatorFaulted && !q.peer.generatorFaulted && !q.closed) {
           postSend(q, new Op(Type.POST_SEND, q.pair, q.device, Kind.READ, 8, true, 0, false));
           fences.add(q.sends.get(q.sends.size() - 1));
         }

@@ -34,12 +34,6 @@ final class WorkRequestModel {
       return this == SEND || this == IMMEDIATE || this == WRITE_IMMEDIATE;
     }
 
-    /** Names the peer's memory by STag. */
-    boolean remote() {
-      return this == WRITE || this == WRITE_IMMEDIATE || this == READ || this == FETCH_ADD
-          || this == CMP_SWAP;
-    }
-
     /** Its success proves the peer processed everything posted before it on the queue pair. */
     boolean answered() {
       return this == READ || this == FETCH_ADD || this == CMP_SWAP;
