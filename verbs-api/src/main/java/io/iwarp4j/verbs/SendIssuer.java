@@ -143,10 +143,14 @@ final class SendIssuer {
           || opcode == WorkRequestOpcode.IMMEDIATE_DATA_WITH_SOLICITED) {
         ep.immediate(seq, wr.solicitsEvent(), wr.immData());
       } else if (read) {
-        LocalBuffer sink = sgl.buffer(0);
-        long sinkTo = stags.lookup(sink.stag()).baseTo() + sgl.offset(0);
-        ep.read(seq, sink.stag(), sinkTo, (int) sgl.totalLength(), wr.remoteStag(),
-            wr.remoteAddress());
+        int sinkStag = sgl.buffer(0).stag();
+        io.iwarp4j.ddp.mem.MemoryRegion sink = stags.lookup(sinkStag);
+        if (sink == null) {
+          // Closed by another thread since checkSges: a local protection error, as documented.
+          return refuse(seq, wr, ": its sink region was deregistered while it was issued");
+        }
+        ep.read(seq, sinkStag, sink.baseTo() + sgl.offset(0), (int) sgl.totalLength(),
+            wr.remoteStag(), wr.remoteAddress());
       } else {
         return issuePayload(ep, e, seq);
       }
