@@ -112,18 +112,24 @@ class NvmeofExampleIT {
       host.read(12345, 7, back, 0);
       assertTrue(Arrays.equals(back, 0, back.length, model, 12345 * 512, 12352 * 512));
 
+      // Each keyed command's buffer was registered for it alone and the target's Send with
+      // Invalidate ended the registration (in-capsule writes register nothing).
+      assertTrue(q.registersPerIo());
+      assertTrue(q.remoteInvalidations() >= commands, "remote invalidations "
+          + q.remoteInvalidations());
+      assertEquals(0, q.localInvalidations());
+      assertEquals(0, q.unexpectedInvalidations());
       host.close();
       assertEquals(0, host.outstandingWorkRequests(), "every work request completed");
-      assertEquals(0, q.unexpectedInvalidations());
       awaitTrue(() -> target.controllerCount() == 0, "the target ends the association");
     }
   }
 
   @Test
-  void fourIoQueuesWithFourKibBlocksAndKeyedWritesOnly() throws Exception {
+  void fourIoQueuesWithFourKibBlocksKeyedWritesAndAPreRegisteredPool() throws Exception {
     try (NvmeTarget target = target(TargetConfig.of(NQN, 8L << 20).withBlockSize(4096));
         NvmeHost host = host(target, HostOptions.of(NQN).withIoQueues(4).withQueueEntries(64)
-            .withInCapsuleWrites(false))) {
+            .withInCapsuleWrites(false).withPerIoRegistration(false))) {
       assertEquals(2048, host.namespace().size());
       assertEquals(4096, host.namespace().blockSize());
       Random random = new Random(4);
@@ -134,6 +140,10 @@ class NvmeofExampleIT {
         byte[] back = new byte[data.length];
         host.ioQueue((qi + 1) % 4).read(1, 100 * qi, 3, 4096, back, 0);
         assertTrue(Arrays.equals(data, back), "queue " + qi);
+      }
+      for (int qi = 0; qi < 4; qi++) {
+        assertFalse(host.ioQueue(qi).registersPerIo());
+        assertEquals(0, host.ioQueue(qi).remoteInvalidations(), "the pool's key stays valid");
       }
     }
   }

@@ -15,9 +15,12 @@ import java.util.UUID;
  * @param sendKeepAlive whether to send Keep Alive every KATO / 2 (off only to test a silent host)
  * @param inCapsuleWrites whether Writes small enough go in the command capsule (when the target
  *     offers in-capsule data)
+ * @param perIoRegistration whether I/O queues register each command's buffer (REG_MR, remote
+ *     invalidation), as Linux does; else they use a pre-registered pool
  */
 public record HostOptions(String subNqn, String hostNqn, UUID hostId, int ioQueues,
-    int queueEntries, int katoMillis, boolean sendKeepAlive, boolean inCapsuleWrites) {
+    int queueEntries, int katoMillis, boolean sendKeepAlive, boolean inCapsuleWrites,
+    boolean perIoRegistration) {
   public HostOptions {
     Objects.requireNonNull(subNqn, "subNqn");
     Objects.requireNonNull(hostNqn, "hostNqn");
@@ -33,30 +36,35 @@ public record HostOptions(String subNqn, String hostNqn, UUID hostId, int ioQueu
     }
   }
 
-  /** One I/O queue of 32 entries, KATO 5 s with Keep Alive, in-capsule writes on. */
+  /** One I/O queue of 32 entries, KATO 5 s with Keep Alive, in-capsule writes, per-I/O registration. */
   public static HostOptions of(String subNqn) {
     UUID id = UUID.randomUUID();
     return new HostOptions(subNqn, "nqn.2014-08.org.nvmexpress:uuid:" + id, id, 1, 32, 5000,
-        true, true);
+        true, true, true);
   }
 
   public HostOptions withIoQueues(int n) {
     return new HostOptions(subNqn, hostNqn, hostId, n, queueEntries, katoMillis, sendKeepAlive,
-        inCapsuleWrites);
+        inCapsuleWrites, perIoRegistration);
   }
 
   public HostOptions withQueueEntries(int n) {
     return new HostOptions(subNqn, hostNqn, hostId, ioQueues, n, katoMillis, sendKeepAlive,
-        inCapsuleWrites);
+        inCapsuleWrites, perIoRegistration);
   }
 
   public HostOptions withKeepAlive(int kato, boolean send) {
     return new HostOptions(subNqn, hostNqn, hostId, ioQueues, queueEntries, kato, send,
-        inCapsuleWrites);
+        inCapsuleWrites, perIoRegistration);
+  }
+
+  public HostOptions withPerIoRegistration(boolean on) {
+    return new HostOptions(subNqn, hostNqn, hostId, ioQueues, queueEntries, katoMillis,
+        sendKeepAlive, inCapsuleWrites, on);
   }
 
   public HostOptions withInCapsuleWrites(boolean on) {
     return new HostOptions(subNqn, hostNqn, hostId, ioQueues, queueEntries, katoMillis,
-        sendKeepAlive, on);
+        sendKeepAlive, on, perIoRegistration);
   }
 }

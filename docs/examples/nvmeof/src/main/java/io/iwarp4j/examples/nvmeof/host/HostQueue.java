@@ -10,6 +10,7 @@ import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
+import io.iwarp4j.verbs.FastRegisterRegion;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.ProtectionDomain;
 import io.iwarp4j.verbs.QueuePair;
@@ -23,6 +24,8 @@ import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.WcOpcode;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -38,11 +41,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * One NVMe/RDMA queue of the host (admin or I/O): a queue pair, {@code entries} command slots
  * and as many receives for responses.
  *
- * <p><b>Memory.</b> Slot {@code s} owns command capsule {@code s} and data buffer {@code s} of
- * one region registered for remote read and write (a pre-registered pool, not per-I/O
- * registration): a Read's keyed SGL names buffer {@code s} (the target RDMA-Writes into it), a
- * Write's names it too (the target RDMA-Reads from it), or, with in-capsule data, the buffer is
- * the Send's second SGE. The key is the pool's STag, with subtype 0 (no remote invalidation).
+ * <p><b>Memory.</b> Slot {@code s} owns command capsule {@code s} and data buffer {@code s}: a
+ * Read's keyed SGL names buffer {@code s} (the target RDMA-Writes into it), a Write's names it
+ * too (the target RDMA-Reads from it), or, with in-capsule data, the buffer is the Send's second
+ * SGE. Two ways to give the target the key:
+ * <ul>
+ *   <li><b>Per-I/O registration</b> (I/O queues, as Linux nvme-rdma does on iWARP): each slot
+ *   has a fast-register region; a command's REG_MR binds just its buffer's range under a new key
+ *   ahead of the command's Send, the SGL asks for invalidation (subtype 0xF), and the target's
+ *   Send with Invalidate ends the registration with the response. If a response comes by plain
+ *   Send, the host posts LOCAL_INV itself. Between commands the target can reach nothing.
+ *   <li><b>A pre-registered pool</b> (the admin queue, or when asked): the buffers are one
+ *   region registered for remote read and write, its STag in every SGL, subtype 0.
+ * </ul>
  *
  * <p><b>Completion.</b> A command ends when both its Send has completed and its response has
  * arrived (either order), as Linux nvme-rdma does: only then may its capsule and buffer be used
@@ -75,6 +86,15 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
   private final Sqe[] sqes;
   private final ByteBuffer[] slotData;
   private final SendWorkRequest[] sendWrs;
+  // Per-I/O registration: per slot a region, the REG_MR and LOCAL_INV requests, the live key.
+  private final FastRegisterRegion[] regions;
+  private final SendWorkRequest[] registerWrs;
+  private final SendWorkRequest[] invalidateWrs;
+  private final int[] liveKey;
+  private final boolean[] registered;
+  private final ByteBuf registrable;
+  private final AtomicLong remoteInvalidations = new AtomicLong();
+  private final AtomicLong localInvalidations = new AtomicLong();
   private final Cqe cqe = new Cqe();
   private final WorkCompletion[] batch = new WorkCompletion[32];
   private final RecvWorkRequest recv = new RecvWorkRequest(1);
@@ -87,20 +107,22 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
   private volatile boolean lost;
   private int inCapsuleBytes;
 
-  HostQueue(RdmaDevice device, ProtectionDomain pd, int qid, int entries, int slotBytes) {
+  HostQueue(RdmaDevice device, ProtectionDomain pd, int qid, int entries, int slotBytes,
+      boolean perIoRegistration) {
     this.qid = qid;
     this.entries = entries;
     this.slotBytes = slotBytes;
     cq = device.createCompletionQueue(3 * entries + 8);
-    qp = device.createQueuePair(pd, QueuePairConfig.builder(cq, cq).maxSendWr(entries + 1)
+    // Up to three send work requests per command: LOCAL_INV, REG_MR, Send.
+    qp = device.createQueuePair(pd, QueuePairConfig.builder(cq, cq).maxSendWr(3 * entries + 1)
         .maxRecvWr(entries).maxSendSge(2).build());
     commands = ByteBuffer.allocateDirect(entries * Sqe.SIZE).order(ByteOrder.LITTLE_ENDIAN);
     commandRegion = pd.register(commands, AccessFlags.LOCAL_WRITE);
     responses = ByteBuffer.allocateDirect(entries * Cqe.SIZE).order(ByteOrder.LITTLE_ENDIAN);
     responseRegion = pd.register(responses, AccessFlags.LOCAL_WRITE);
     data = ByteBuffer.allocateDirect(entries * slotBytes).order(ByteOrder.LITTLE_ENDIAN);
-    dataRegion = pd.register(data, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ
-        | AccessFlags.REMOTE_WRITE);
+    dataRegion = pd.register(data, perIoRegistration ? AccessFlags.LOCAL_WRITE
+        : AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
     free = new ArrayBlockingQueue<>(entries);
     callbacks = new IoCallback[entries];
     sent = new boolean[entries];
@@ -110,10 +132,21 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     sqes = new Sqe[entries];
     slotData = new ByteBuffer[entries];
     sendWrs = new SendWorkRequest[entries];
+    regions = perIoRegistration ? new FastRegisterRegion[entries] : null;
+    registerWrs = new SendWorkRequest[entries];
+    invalidateWrs = new SendWorkRequest[entries];
+    liveKey = new int[entries];
+    registered = new boolean[entries];
+    registrable = perIoRegistration ? Unpooled.wrappedBuffer(data) : null;
     for (int s = 0; s < entries; s++) {
       free.add(s);
       sqes[s] = new Sqe().wrap(commands.duplicate().order(ByteOrder.LITTLE_ENDIAN), s * Sqe.SIZE);
       sendWrs[s] = new SendWorkRequest(2);
+      if (perIoRegistration) {
+        regions[s] = pd.allocateFastRegisterRegion(slotBytes);
+        registerWrs[s] = new SendWorkRequest(1);
+        invalidateWrs[s] = new SendWorkRequest(1);
+      }
       slotData[s] = data.slice(s * slotBytes, slotBytes).order(ByteOrder.LITTLE_ENDIAN);
     }
     for (int i = 0; i < batch.length; i++) {
@@ -217,12 +250,25 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
           + " of a command's buffer");
     }
     if (inCapsule && length > 0 && length <= inCapsuleBytes) {
+      registered[slot] = false;
       Sgl.putInline(commands, slot * Sqe.SIZE + Sqe.DPTR, length);
       return length;
     }
-    Sgl.putKeyed(commands, slot * Sqe.SIZE + Sqe.DPTR,
-        dataRegion.remote().address() + (long) slot * slotBytes, length,
-        dataRegion.remote().stag(), false);
+    long address = dataRegion.address() + (long) slot * slotBytes;
+    if (regions != null && length > 0) {
+      // The region's Tagged Offset is the memory's native address, as the pool's is.
+      int key = regions[slot].nextStag();
+      registerWrs[slot].reset().opcode(WorkRequestOpcode.REG_MR).wrId(SEND | slot)
+          .fastRegister(regions[slot], key, registrable, slot * slotBytes, length,
+              AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+      liveKey[slot] = key;
+      registered[slot] = true;
+      Sgl.putKeyed(commands, slot * Sqe.SIZE + Sqe.DPTR, address, length, key, true);
+    } else {
+      registered[slot] = false;
+      Sgl.putKeyed(commands, slot * Sqe.SIZE + Sqe.DPTR, address, length,
+          dataRegion.remote().stag(), false);
+    }
     return 0;
   }
 
@@ -250,6 +296,9 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     }
     try {
       postedSends.incrementAndGet();
+      if (registered[slot]) {
+        qp.postSend(registerWrs[slot]); // unsignaled: the Send after it cannot pass it
+      }
       qp.postSend(wr);
     } catch (RuntimeException e) {
       postedSends.decrementAndGet();
@@ -400,7 +449,23 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
       return;
     }
     if (wc.hasInvalidatedStag()) {
-      keyMismatches.incrementAndGet(); // this host never asks for remote invalidation
+      if (registered[slot] && wc.invalidatedStag() == liveKey[slot]) {
+        remoteInvalidations.incrementAndGet();
+        registered[slot] = false;
+      } else {
+        keyMismatches.incrementAndGet();
+      }
+    }
+    if (registered[slot]) {
+      // Answered by plain Send: end the registration before the slot is used again.
+      localInvalidations.incrementAndGet();
+      registered[slot] = false;
+      try {
+        qp.postSend(invalidateWrs[slot].reset().opcode(WorkRequestOpcode.LOCAL_INV)
+            .wrId(SEND | slot).invalidateStag(liveKey[slot]));
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "nvmeof host queue {0}: LOCAL_INV: {1}", qid, e);
+      }
     }
     status[slot] = st;
     result[slot] = res;
@@ -452,9 +517,24 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     return postedSends.get() - completedSends.get() + postedRecvs.get() - completedRecvs.get();
   }
 
-  /** Responses that came by Send with Invalidate, which this host never asks for. */
+  /** Responses by Send with Invalidate that named no key this queue had asked to invalidate. */
   public long unexpectedInvalidations() {
     return keyMismatches.get();
+  }
+
+  /** Per-I/O registrations the target ended with Send with Invalidate. */
+  public long remoteInvalidations() {
+    return remoteInvalidations.get();
+  }
+
+  /** Per-I/O registrations this host ended with LOCAL_INV (the response came by plain Send). */
+  public long localInvalidations() {
+    return localInvalidations.get();
+  }
+
+  /** Whether this queue registers each I/O's buffer (else: the pre-registered pool). */
+  public boolean registersPerIo() {
+    return regions != null;
   }
 
   /** Disconnects and waits for the connection to close and every work request to complete. */
@@ -484,6 +564,12 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     }
     qp.close();
     cq.close();
+    if (regions != null) {
+      for (FastRegisterRegion r : regions) {
+        r.close();
+      }
+      registrable.release();
+    }
     commandRegion.close();
     responseRegion.close();
     dataRegion.close();

@@ -72,7 +72,7 @@ public final class NvmeHost implements AutoCloseable {
     this.ownsDevice = ownsDevice;
     this.options = options;
     ProtectionDomain pd = device.allocateProtectionDomain();
-    admin = new HostQueue(device, pd, 0, ADMIN_ENTRIES, IdentifyController.SIZE);
+    admin = new HostQueue(device, pd, 0, ADMIN_ENTRIES, IdentifyController.SIZE, false);
     admin.connect(device, target);
     cntlid = fabricsConnect(admin, ConnectData.ANY_CONTROLLER, options.katoMillis());
     enable();
@@ -84,7 +84,8 @@ public final class NvmeHost implements AutoCloseable {
       throw new NvmeofException("the controller does not support keyed SGL data blocks");
     }
     for (int q = 1; q <= options.ioQueues(); q++) {
-      HostQueue io = new HostQueue(device, pd, q, options.queueEntries(), maxIoBytes);
+      HostQueue io = new HostQueue(device, pd, q, options.queueEntries(), maxIoBytes,
+          options.perIoRegistration());
       ioQueues.add(io);
       io.connect(device, target);
       if (options.inCapsuleWrites()
