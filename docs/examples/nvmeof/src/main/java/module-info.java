@@ -8,4 +8,5 @@ module io.iwarp4j.examples.nvmeof {
   exports io.iwarp4j.examples.nvmeof.wire;
   exports io.iwarp4j.examples.nvmeof.server;
   exports io.iwarp4j.examples.nvmeof.host;
+  exports io.iwarp4j.examples.nvmeof.cli;
 }

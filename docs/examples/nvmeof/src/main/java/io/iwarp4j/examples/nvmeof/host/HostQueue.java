@@ -228,6 +228,11 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     return s;
   }
 
+  /** Gives back a slot taken by {@link #acquire()} and not submitted. */
+  public void release(int slot) {
+    free.add(slot);
+  }
+
   /** The slot's command, cleared, with its CID (the slot) and SGL flag set. */
   public Sqe command(int slot) {
     return sqes[slot].clear().commandId(slot).flags(Sqe.FLAG_SGL);
