@@ -3,7 +3,7 @@
  * in-memory namespace, a host (initiator), and the command line.
  */
 module io.iwarp4j.examples.nvmeof {
-  requires io.iwarp4j.verbs;
+  requires transitive io.iwarp4j.verbs;
 
   exports io.iwarp4j.examples.nvmeof.wire;
   exports io.iwarp4j.examples.nvmeof.server;

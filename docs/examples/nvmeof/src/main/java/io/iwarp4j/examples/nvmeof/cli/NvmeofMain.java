@@ -38,7 +38,8 @@ public final class NvmeofMain {
   public static final int DEFAULT_PORT = 4420;
 
   static final String USAGE = """
-      usage: nvmeof serve [--port P] [--size BYTES[K|M|G]] [--block 512|4096] [--nqn NQN] [--no-crc]
+      usage: nvmeof serve [--port P] [--bind ADDR] [--size BYTES[K|M|G]] [--block 512|4096]
+                          [--nqn NQN] [--no-crc]
              nvmeof connect  HOST PORT [options]
              nvmeof identify HOST PORT [options]
              nvmeof write    HOST PORT SLBA BLOCKS [--seed S] [options]

@@ -7,7 +7,6 @@ import io.iwarp4j.examples.nvmeof.wire.Opcodes;
 import io.iwarp4j.examples.nvmeof.wire.Sgl;
 import io.iwarp4j.examples.nvmeof.wire.Sqe;
 import io.iwarp4j.verbs.AccessFlags;
-import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.ConnectParams;
 import io.iwarp4j.verbs.FastRegisterRegion;
@@ -60,7 +59,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * again. The callback runs on the queue's event loop, then the slot is free. Submitting is
  * thread-safe; {@link #acquire} blocks while all slots are in use (the queue depth).
  */
-public final class HostQueue implements CompletionListener, AutoCloseable {
+public final class HostQueue implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(HostQueue.class.getName());
   private static final long SEND = 1L << 32;
   private static final long RECV = 2L << 32;
@@ -159,7 +158,7 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     for (int s = 0; s < entries; s++) {
       postRecv(s);
     }
-    cq.listener(this).requestNotify(false);
+    cq.listener(this::onCompletion).requestNotify(false);
     ConnectParams params = ConnectParams.builder()
         .privateData(CmPrivateData.request(qid, entries, entries - 1))
         .ird(16).connectTimeout(Duration.ofSeconds(TIMEOUT_SECONDS)).build();
@@ -272,7 +271,7 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
     } else {
       registered[slot] = false;
       Sgl.putKeyed(commands, slot * Sqe.SIZE + Sqe.DPTR, address, length,
-          dataRegion.remote().stag(), false);
+          dataRegion.stag(), false);
     }
     return 0;
   }
@@ -395,8 +394,7 @@ public final class HostQueue implements CompletionListener, AutoCloseable {
 
   // ---- completions ----
 
-  @Override
-  public void onCompletion(CompletionQueue q) {
+  private void onCompletion(CompletionQueue q) {
     drain();
     if (!q.isClosed()) {
       q.requestNotify(false);

@@ -21,6 +21,7 @@ import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.SendFlags;
 import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.WcOpcode;
+import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.nio.ByteBuffer;
@@ -193,7 +194,8 @@ final class TargetQueue implements CompletionListener {
     long kind = wc.wrId() & 0xFFFF_FFFF_0000_0000L;
     int index = (int) wc.wrId();
     if (!wc.isSuccess()) {
-      if (!disconnecting) {
+      // Flushed: the host left, the usual end of a queue.
+      if (!disconnecting && wc.status() != WcStatus.WR_FLUSH_ERR) {
         LOG.log(System.Logger.Level.WARNING, "nvmeof target queue {0}: {1}", qid, wc);
         disconnect();
       }

@@ -26,6 +26,10 @@ public final class Cqe {
   private ByteBuffer buf;
   private int base;
 
+  /** An unattached flyweight: {@link #wrap} it before use. */
+  public Cqe() {
+  }
+
   public Cqe wrap(ByteBuffer buffer, int offset) {
     this.buf = buffer.order(ByteOrder.LITTLE_ENDIAN);
     this.base = offset;

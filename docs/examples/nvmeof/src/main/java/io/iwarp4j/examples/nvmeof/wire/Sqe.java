@@ -40,6 +40,10 @@ public final class Sqe {
   private ByteBuffer buf;
   private int base;
 
+  /** An unattached flyweight: {@link #wrap} it before use. */
+  public Sqe() {
+  }
+
   /**
    * Points this flyweight at a command.
    *
