@@ -70,8 +70,12 @@ class IwarpPerfLowLatencyIT {
       assertTrue(Double.parseDouble(w.group(2)) > 0, w.group());
     }
     if (kind.equals("busy-poll")) {
-      assertEquals(0.0, Double.parseDouble(w.group(3)), "a spinning tool is never unparked: "
-          + w.group());
+      // A spinning tool is never unparked in its loop. One stray count is allowed: a wake-up of
+      // the set-up phase's parked wait (the control channel) whose producer cleared the waiter
+      // but was descheduled before it counted, and counted after the loop's first snapshot
+      // (seen once at load 22 on 2 vCPUs: "poller 0.02" = 1 of 60).
+      double perRoundTrip = Double.parseDouble(w.group(3));
+      assertTrue(perRoundTrip * 60 < 1.5, "a spinning tool is never unparked: " + w.group());
     }
   }
 
