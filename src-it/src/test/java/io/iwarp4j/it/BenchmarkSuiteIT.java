@@ -93,6 +93,31 @@ class BenchmarkSuiteIT {
     }
   }
 
+  @ParameterizedTest(name = "{0} cqMod {1} depth {2} qps {3}")
+  @CsvSource({"WRITE, 100, 128, 1", "SEND, 16, 128, 1", "WRITE, 7, 8, 2"})
+  void verbsBandwidthModerated(String op, int cqMod, int depth, int qps) throws Exception {
+    // Unsignaled messages retire with the next signaled one; an iteration's unsignaled tail
+    // (OPS is no multiple of 7) is closed by drain(), which must not hang or leave any behind.
+    VerbsBandwidthBenchmark b = new VerbsBandwidthBenchmark();
+    b.op = op;
+    b.size = 64;
+    b.depth = depth;
+    b.crc = false;
+    b.qps = qps;
+    b.cqMod = cqMod;
+    b.setUp();
+    try {
+      for (int iteration = 0; iteration < 2; iteration++) {
+        for (int i = 0; i < OPS + 3; i++) {
+          b.message();
+        }
+        b.drain();
+      }
+    } finally {
+      b.tearDown();
+    }
+  }
+
   @Test
   void manyQueuePairs() throws Exception {
     VerbsBandwidthBenchmark b = new VerbsBandwidthBenchmark();

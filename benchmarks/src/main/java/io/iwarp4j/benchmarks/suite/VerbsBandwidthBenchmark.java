@@ -105,7 +105,7 @@ public class VerbsBandwidthBenchmark {
 
   /** One signaled work request per this many on each queue pair (WRITE and SEND). */
   @Param({"1"})
-  public int cqMod;
+  public int cqMod = 1; // as the @Param default, for callers that set fields by hand (BenchmarkSuiteIT)
 
   /**
    * Whether every connection runs over TLS 1.3 (ListenParams.tls / ConnectParams.tls, mutual
