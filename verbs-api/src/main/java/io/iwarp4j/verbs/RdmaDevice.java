@@ -2,22 +2,13 @@ package io.iwarp4j.verbs;
 
 import io.iwarp4j.ddp.mem.StagTable;
 import io.iwarp4j.mpa.FpduBoundaryClose;
-import io.iwarp4j.mpa.MpaInitiatorHandler;
-import io.iwarp4j.mpa.MpaResponderHandler;
 import io.iwarp4j.rdmap.ReadResponseCopyBudget;
-import io.iwarp4j.verbs.engine.LifecycleLog;
-import io.iwarp4j.verbs.engine.PcapCapture;
 import io.iwarp4j.verbs.engine.QpLoop;
 import io.iwarp4j.verbs.engine.QpLoops;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
@@ -63,14 +54,6 @@ public final class RdmaDevice implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RdmaDevice.class);
   private static final AtomicInteger DEVICES = new AtomicInteger();
 
-  /**
-   * Connections allocate read buffers and frame headers from the pooled allocator: a pooled
-   * buffer comes back with a cached NIO view of its chunk, so CRC32C over it allocates nothing,
-   * whereas each of Netty 4.2's adaptive buffers creates a view the first time it is used.
-   */
-  private static final io.netty.buffer.ByteBufAllocator DATA_PATH_ALLOCATOR =
-      io.netty.buffer.PooledByteBufAllocator.DEFAULT;
-
   private final DeviceConfig config;
   private final io.iwarp4j.mpa.Transport transport;
   private final EventLoopGroup group;
@@ -92,36 +75,20 @@ public final class RdmaDevice implements AutoCloseable {
    * reset rather than closed with a FIN.
    */
   static final long CHANNEL_CLOSE_BOUND_MILLIS = 2_000;
-  private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
   /** The counters of the open queue pairs and of those closed so far. */
   private final DeviceCounters deviceCounters = new DeviceCounters();
   /** Wake-ups of the device's event loops and of threads waiting on its queues and channels. */
   private final WakeUpCounters wakeUps = new WakeUpCounters();
+  /** Listening, connecting, and the connections' admission, limits and set-up. */
+  private final DeviceLinks links;
   /** The device's counters MBean, or null. */
   private final ObjectName countersMBean;
   /** Octets of Read Response snapshots held by the device's connections (all event loops). */
   private final ReadResponseCopyBudget readResponseCopies;
-  /** Connections reserved against {@link DeviceConfig#maxConnections()}. */
-  private final AtomicInteger connections = new AtomicInteger();
-  /** Accepted connections in the MPA startup, per source (DeviceConfig admission settings). */
-  private final StartupAdmission admission;
-  /**
-   * On a connection that gave up its reservation: TRUE when evicted (its evictor holds the
-   * reservation now), FALSE when it closed and released it.
-   */
-  private static final io.netty.util.AttributeKey<Boolean> RESERVATION_HANDED_OVER =
-      io.netty.util.AttributeKey.valueOf(RdmaDevice.class, "reservationHandedOver");
-
-  /** DeviceConfig's TCP keepalive and TCP_USER_TIMEOUT, under every override. */
-  private final TcpLiveness tcpLiveness;
-  /** Whether a per-connection TCP_USER_TIMEOUT on NIO was warned about. */
-  private final AtomicBoolean warnedNioUserTimeout = new AtomicBoolean();
 
   private RdmaDevice(DeviceConfig config) {
     this.config = config;
-    this.tcpLiveness = TcpLiveness.of(config);
     this.readResponseCopies = new ReadResponseCopyBudget(config.readResponseCopyBudget());
-    this.admission = new StartupAdmission(config.maxStartupConnectionsPerSource(), deviceCounters);
     if (config.tcpUserTimeout() != null
         && config.transport().mpa().resolve() != io.iwarp4j.mpa.Transport.EPOLL) {
       log.warn("DeviceConfig.tcpUserTimeout {} is not applied: the NIO transport has no "
@@ -133,6 +100,7 @@ public final class RdmaDevice implements AutoCloseable {
     this.group = transport.newEventLoopGroup(config.eventLoopThreads(),
         new DefaultThreadFactory(name, true), config.pollMode() == PollMode.BUSY_POLL);
     this.qpLoops = new QpLoops(group);
+    this.links = new DeviceLinks(config, name, transport, group, deviceCounters);
     this.countersMBean = config.jmx() ? registerMBean() : null;
     log.debug("opened device {} on {}: {}", name, transport, config);
   }
@@ -429,56 +397,7 @@ public final class RdmaDevice implements AutoCloseable {
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(handler, "handler");
     Objects.requireNonNull(params, "params");
-    io.iwarp4j.mpa.MpaSettings settings = config.mpaSettings().mpa();
-    TcpLiveness tcp = params.tcp().over(tcpLiveness);
-    TlsSettings tls = params.tls();
-    ServerBootstrap b = new ServerBootstrap()
-        .group(group)
-        .channel(transport.serverSocketChannelClass())
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.ALLOCATOR, DATA_PATH_ALLOCATOR)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
-        // A write error shuts the output down instead of closing: what the peer sent before
-        // its reset (a Terminate) is still read (issue 22; RdmapEndpoint, TerminateBeforeResetIT).
-        .childOption(ChannelOption.AUTO_CLOSE, false)
-        .childHandler(new ChannelInitializer<>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            if (!admission.enter(ch)) {
-              // Its source has maxStartupConnectionsPerSource in the MPA startup already.
-              log.debug("{} refusing {}: {} connections from its address in MPA startup "
-                  + "(DeviceConfig.maxStartupConnectionsPerSource)", name, ch.remoteAddress(),
-                  config.maxStartupConnectionsPerSource());
-              ch.close();
-              return;
-            }
-            if (!reserveConnection() && !evictForRoom(ch)) {
-              admission.leave(ch);
-              deviceCounters.startupRefusedDeviceFull.increment();
-              log.debug("{} refusing {}: {} connections open (DeviceConfig.maxConnections)",
-                  name, ch.remoteAddress(), config.maxConnections());
-              ch.close();
-              return;
-            }
-            ch.closeFuture().addListener(f -> admission.leave(ch));
-            track(ch);
-            applyTcpLiveness(ch, tcp);
-            capture(ch);
-            if (tls != null) {
-              addServerTls(ch, tls, settings.requestTimeout());
-            }
-            MpaResponderHandler responder = new MpaResponderHandler(settings);
-            ch.pipeline().addLast("mpa", responder)
-                .addLast(ConnectionHandler.NAME,
-                    new ConnectionHandler(RdmaDevice.this, responder, handler, tcp));
-          }
-        });
-    ChannelFuture bound = b.bind(address).awaitUninterruptibly();
-    if (!bound.isSuccess()) {
-      throw new IOException("cannot listen on " + address + ": " + bound.cause().getMessage(),
-          bound.cause());
-    }
-    RdmaListener listener = new RdmaListener(this, bound.channel());
+    RdmaListener listener = new RdmaListener(this, links.bind(this, address, handler, params));
     listeners.add(listener);
     log.debug("{} listening on {}", name, listener.localAddress());
     return listener;
@@ -519,119 +438,7 @@ public final class RdmaDevice implements AutoCloseable {
     Objects.requireNonNull(remote, "remote");
     Objects.requireNonNull(params, "params");
     checkOwns(qp);
-    io.iwarp4j.mpa.MpaSettings settings = params.initiatorSettings(config.mpaSettings(), qp.capabilities());
-    long timeoutMillis = (params.connectTimeout() != null ? params.connectTimeout()
-        : config.connectTimeout()).toMillis();
-    if (!reserveConnection()) {
-      throw new IllegalStateException("device " + name + " has " + config.maxConnections()
-          + " connections open, its limit (DeviceConfig.maxConnections); close some first");
-    }
-    try {
-      qp.binding().claimForConnection();
-    } catch (RuntimeException e) {
-      connections.decrementAndGet();
-      throw e;
-    }
-    EventLoop loop = group.next();
-    ConnectionHandler handler = new ConnectionHandler(this);
-    ConnectionSetup setup = new ConnectionSetup(qp, params.eventListener(), remote, handler);
-    MpaInitiatorHandler initiator = new MpaInitiatorHandler(settings);
-    TcpLiveness tcp = params.tcp().over(tcpLiveness);
-    TlsSettings tls = params.tls();
-    Bootstrap b = new Bootstrap()
-        .group(loop)
-        .channel(transport.socketChannelClass())
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.ALLOCATOR, DATA_PATH_ALLOCATOR)
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
-        .option(ChannelOption.AUTO_CLOSE, false) // see listen()
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-            Math.max(1, timeoutMillis)))
-        .handler(new ChannelInitializer<>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            track(ch);
-            applyTcpLiveness(ch, tcp);
-            capture(ch);
-            if (tls != null) {
-              io.netty.handler.ssl.SslHandler ssl =
-                  TlsPipeline.addClient(ch, tls, remote, settings.replyTimeout());
-              setup.tls(ssl);
-              ssl.handshakeFuture().addListener(f -> {
-                if (!f.isSuccess()) {
-                  setup.tlsFailed(ch, f.cause());
-                }
-              });
-            }
-            ch.pipeline().addLast("mpa", initiator).addLast(ConnectionHandler.NAME, handler);
-            initiator.handshakeFuture().addListener(f -> setup.onHandshake(f, ch));
-          }
-        });
-    LifecycleLog.connect(name, qp.number(), remote);
-    b.connect(remote).addListener(f -> {
-      if (!f.isSuccess()) {
-        setup.tcpFailed(loop, f.cause());
-      }
-    });
-    return setup.result();
-  }
-
-  /**
-   * TCP keepalive and TCP_USER_TIMEOUT (the device's, or a listener's or connect's overrides)
-   * on a new connection.
-   */
-  private void applyTcpLiveness(Channel ch, TcpLiveness tcp) {
-    if (!tcp.changesNewSocket()) {
-      return;
-    }
-    if (!tcp.applyToNew(ch)) {
-      lacking(tcp);
-    }
-  }
-
-  /** An accept's TCP overrides, on its connected socket. Event loop. */
-  void applyTcpLivenessToAccepted(Channel ch, TcpLiveness tcp) {
-    if (!tcp.applyToConnected(ch)) {
-      lacking(tcp);
-    }
-  }
-
-  private void lacking(TcpLiveness tcp) {
-    if (tcp.userTimeoutMillis() > 0 && transport != io.iwarp4j.mpa.Transport.EPOLL
-        && tcp.userTimeout != config.tcpUserTimeout()
-        && warnedNioUserTimeout.compareAndSet(false, true)) {
-      log.warn("{}: tcpUserTimeout {} of a listener, accept or connect is not applied: the NIO "
-          + "transport has no TCP_USER_TIMEOUT (docs/configuration.md)", name, tcp.userTimeout);
-    } else if (log.isDebugEnabled()) {
-      log.debug("{}: the {} transport lacks some TCP liveness options of {}", name, transport,
-          tcp);
-    }
-  }
-
-  /**
-   * A TLS listener's connection: refuses a client without TLS (alert, close), and logs and
-   * counts both that and a failed handshake.
-   */
-  private void addServerTls(Channel ch, TlsSettings tls, java.time.Duration requestTimeout) {
-    TlsClientHelloGuard guard = new TlsClientHelloGuard(() -> {
-      deviceCounters.tlsPlaintextRefused.increment();
-      log.info("{} refused {}: it did not start with TLS (a client without TLS sends its MPA "
-          + "Request in clear) but the listener requires TLS 1.3; sent a TLS alert and closed",
-          name, ch.remoteAddress());
-    });
-    TlsPipeline.addServer(ch, tls, requestTimeout, guard).handshakeFuture().addListener(f -> {
-      if (!f.isSuccess() && !guard.refused()) {
-        deviceCounters.tlsHandshakesFailed.increment();
-        log.info("{} TLS handshake with {} failed, closed: {}", name, ch.remoteAddress(),
-            String.valueOf(f.cause().getMessage()));
-        ch.close();
-      }
-    });
-  }
-
-  private WriteBufferWaterMark waterMark() {
-    return new WriteBufferWaterMark(config.writeBufferLowWaterMark(),
-        config.writeBufferHighWaterMark());
+    return links.connect(this, qp, remote, params);
   }
 
   // ---- shutdown ----
@@ -677,7 +484,7 @@ public final class RdmaDevice implements AutoCloseable {
     // No FPDU is cut: each connection's FIN follows its last written octet, or, past the
     // bound, the connection is reset (RFC 5044 §7.2; FpduBoundaryClose).
     List<ChannelFuture> closing = new ArrayList<>();
-    for (Channel ch : new ArrayList<>(channels)) {
+    for (Channel ch : links.channels()) {
       closing.add(FpduBoundaryClose.close(ch,
           Math.max(1, Math.min(CHANNEL_CLOSE_BOUND_MILLIS, remainingMillis(deadline)))));
     }
@@ -758,62 +565,14 @@ public final class RdmaDevice implements AutoCloseable {
     listeners.remove(listener);
   }
 
-  /** With {@link DeviceConfig#pcapDirectory()}: the capture handler, first in the pipeline. */
-  private void capture(Channel ch) {
-    if (config.pcapDirectory() != null) {
-      ch.pipeline().addFirst(PcapCapture.NAME, new PcapCapture(config.pcapDirectory(), name));
-    }
-  }
-
-  /** Counts one more connection unless the limit is reached; {@link #track} releases it. */
-  private boolean reserveConnection() {
-    for (;;) {
-      int n = connections.get();
-      if (n >= config.maxConnections()) {
-        return false;
-      }
-      if (connections.compareAndSet(n, n + 1)) {
-        return true;
-      }
-    }
-  }
-
-  /** Tracks a reserved connection; it is released when the channel closes. */
-  private void track(Channel ch) {
-    channels.add(ch);
-    ch.closeFuture().addListener(f -> {
-      channels.remove(ch);
-      // An evicted connection's reservation went to the connection that evicted it.
-      if (ch.attr(RESERVATION_HANDED_OVER).compareAndSet(null, Boolean.FALSE)) {
-        connections.decrementAndGet();
-      }
-    });
-  }
-
-  /**
-   * Beyond {@link DeviceConfig#maxConnections()}: closes the oldest connection still in the MPA
-   * startup and hands its reservation to {@code ch}; beyond the limit and with none in the
-   * startup (or only ones that closed meanwhile, with the limit still reached), false.
-   */
-  private boolean evictForRoom(Channel ch) {
-    for (;;) {
-      Channel oldest = admission.evictOldest(ch);
-      if (oldest == null) {
-        return false;
-      }
-      log.debug("{} evicting {} (oldest in MPA startup) for {}: {} connections open", name,
-          oldest.remoteAddress(), ch.remoteAddress(), config.maxConnections());
-      boolean handedOver = oldest.attr(RESERVATION_HANDED_OVER).compareAndSet(null, Boolean.TRUE);
-      oldest.close();
-      if (handedOver || reserveConnection()) {
-        return true;
-      }
-    }
-  }
-
   /** The connection left the MPA startup: its MPA Request arrived. Event loop. */
   void startupDone(Channel ch) {
-    admission.leave(ch);
+    links.startupDone(ch);
+  }
+
+  /** An accept's TCP overrides, on its connected socket. Event loop. */
+  void applyTcpLivenessToAccepted(Channel ch, TcpLiveness tcp) {
+    links.applyTcpLivenessToAccepted(ch, tcp);
   }
 
   /**
