@@ -56,6 +56,12 @@ final class QpEndpointEvents implements RdmapEndpointListener {
     QpState s = qp.state();
     if (s == QpState.RTR || s == QpState.RTS) {
       receiver.handReceives();
+    } else if (s == QpState.CLOSED) {
+      // close() on another thread made it CLOSED and its loop task has not run yet: run that
+      // part now. The graceful close ends input here, so the peer's Send in flight is dropped
+      // (as siw drops input to a closing queue pair) instead of being answered with Terminate
+      // 1/2/0x02 "no buffer" that would blame the peer; the peer sees the FIN and flushes.
+      teardown.closeOnLoop();
     }
   }
 

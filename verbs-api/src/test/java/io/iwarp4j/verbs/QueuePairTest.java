@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.iwarp4j.ddp.mem.AccessFlags;
 import io.iwarp4j.wire.RdmapOpcode;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -511,6 +512,38 @@ class QueuePairTest {
     assertEquals(QpState.ERROR, h.qp.state());
     assertEquals(41, h.recvCompletions().get(0).wrId());
     assertFalse(h.qp.binding().attach(h.ep, (q, t, r) -> { }, null), "a failed queue pair cannot attach");
+  }
+
+  @Test
+  void aSendArrivingBetweenCloseAndItsLoopTaskEndsInputInsteadOfBlamingThePeer() throws Exception {
+    // close() on another thread makes the queue pair CLOSED at once; its flush and the graceful
+    // close run later on the loop. A peer's Send read in between asks for a receive: the close
+    // runs then (the endpoint ends input: the Send is dropped), not a "no buffer" Terminate.
+    h = new QpHarness(4, 4, 16).connected();
+    h.qp.postRecv(h.recv(51)); // from the loop's thread: handed to the endpoint at once
+    int handed = h.ep.receives;
+    Thread closer = new Thread(h.qp::close, "closer");
+    closer.setDaemon(true);
+    closer.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (h.qp.state() != QpState.CLOSED && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertEquals(QpState.CLOSED, h.qp.state());
+    assertEquals(0, h.ep.closes, "the close's loop task has not run yet");
+    h.qp.endpointListener().onReceiveBufferNeeded();
+    assertEquals(1, h.ep.closes, "the graceful close ran at the moment of need");
+    assertEquals(0, h.ep.aborts);
+    assertEquals(handed, h.ep.receives, "no receive handed to a closed queue pair");
+    List<WorkCompletion> flushed = h.recvCompletions();
+    assertEquals(1, flushed.size());
+    assertEquals(51, flushed.get(0).wrId());
+    assertEquals(WcStatus.WR_FLUSH_ERR, flushed.get(0).status());
+    h.loop.runAll(); // the close's own task: nothing left to do
+    closer.join(10_000);
+    assertFalse(closer.isAlive());
+    assertEquals(1, h.ep.closes, "closed once");
+    assertTrue(h.errors.isEmpty(), "a local close reports no error: " + h.errors);
   }
 
   @Test
