@@ -864,8 +864,13 @@ public final class WireChecker {
     if (!mpa.pdLengthShown()) {
       missing -= mpaLength - 20;
     }
+    // PAD octets take no part in framing (RFC 5044 §4: the length field alone places the next
+    // FPDU), so a direction whose only own-framer problem is a non-zero PAD (siw's stale octets)
+    // is framed exactly: tshark's losing it is tshark's limit, and the own framer's header checks
+    // below stand in for tshark's. The PAD findings stay reported against their sender.
+    boolean broken = own.problems().stream().anyMatch(p -> p.code() != Code.F_PAD_NONZERO);
     int misdecoded = 0;
-    if (asymmetric && !markersHere && !own.broken()) {
+    if (asymmetric && !markersHere && !broken) {
       // tshark expects Markers in this Marker-less direction: what it decoded here is noise.
       int mpaFrame = s == Sender.INITIATOR ? st.requestFrame : st.replyFrame;
       for (int i = 0; i < findings.size(); i++) {
@@ -912,8 +917,9 @@ public final class WireChecker {
     String msg = (d.payloadOctets - mpaLength) + " TCP payload octets after"
         + " MPA startup, tshark left " + missing + " undecoded; own framer: " + own.fpdus().size()
         + " FPDUs, " + own.problems().size() + " framing errors"
+        + (!broken && !own.problems().isEmpty() ? " (non-zero PAD only)" : "")
         + (hints.isEmpty() ? "" : "; likely cause: " + String.join("; ", hints));
-    if (own.broken()) {
+    if (broken) {
       add(Code.T_UNDECODED, st, -1, s, msg);
     } else {
       add(Code.W_TSHARK_LIMIT, st, -1, s, msg + " -> well-formed; the own framer checked the"

@@ -1,0 +1,99 @@
+package io.iwarp4j.it.wirecheck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.iwarp4j.it.WireCheck;
+import io.iwarp4j.it.wirecheck.Finding.Level;
+import io.iwarp4j.it.wirecheck.Finding.Sender;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The wire checker and its per-sender verdict on captures built octet by octet
+ * ({@link SyntheticCapture}), for cases a live peer gives only now and then.
+ */
+class WireCheckerSyntheticIT {
+  private static final int PORT = 7202;
+
+  private static Path dir() throws Exception {
+    Path d = Paths.get(System.getProperty("iwarp4j.build.dir", "target"), "wirecheck-synthetic");
+    Files.createDirectories(d);
+    return d;
+  }
+
+  private static byte[] sends(long firstMsn, int n) {
+    byte[][] parts = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      parts[i] = SyntheticCapture.fpdu(SyntheticCapture.send(firstMsn + i, 64), false, 0);
+    }
+    return SyntheticCapture.cat(parts);
+  }
+
+  /**
+   * siw's ib_send_bw client toward our server (CI's port 7202, 2026-11-27): the Initiator's
+   * direction carries one FPDU with siw's stale PAD ({@code 40 40}) and then two loopback
+   * segments of 300 small Sends each, on which tshark 4.0 fails its own assertion
+   * ({@code saved_layers_len < prefs.gui_max_tree_depth}) and leaves FPDUs undecoded.
+   * {@code msnJump} moves the MSN of one Send in the second segment on by 5.
+   */
+  private static Path desyncOnAPaddedStream(String name, int msnJump) throws Exception {
+    SyntheticCapture cap = new SyntheticCapture();
+    SyntheticCapture.Conn c = cap.connect(49136, PORT);
+    c.send(true, SyntheticCapture.mpa(true, false, false));
+    c.send(false, SyntheticCapture.mpa(false, false, false));
+    c.send(true, SyntheticCapture.fpdu(SyntheticCapture.untagged(3, true, 0, 1, 0,
+        new byte[] {0x33, 0}), false, 0x40));
+    c.send(false, SyntheticCapture.fpdu(SyntheticCapture.send(1, 2), false, 0));
+    c.send(true, sends(2, 300));
+    byte[] second = sends(302, 300);
+    if (msnJump != 0) {
+      // The 200th Send of the segment: 88 octets per FPDU, MSN at 2 + 10 of its FPDU.
+      int at = 199 * 88 + 2 + 10;
+      java.nio.ByteBuffer.wrap(second).putInt(at, 302 + 199 + msnJump);
+    }
+    c.send(true, second);
+    c.send(false, SyntheticCapture.fpdu(SyntheticCapture.send(2, 8), false, 0));
+    Path pcap = dir().resolve(name + ".pcap");
+    cap.write(pcap);
+    return pcap;
+  }
+
+  @Test
+  void tsharksDesyncOnAStreamWithSiwsPadIsTsharksLimitNotThePeers() throws Exception {
+    WireCheck.requireAvailable();
+    WireReport r = WireChecker.check(desyncOnAPaddedStream("pad-desync", 0), PORT,
+        WireChecker.Options.STRICT);
+    System.out.println(r.summary());
+    assertFalse(r.dissectorBugFrames().isEmpty(), "tshark's assertion must fire: " + r.summary());
+    Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(r, Sender.RESPONDER);
+    assertEquals(Map.of(Code.S_PAD_NONZERO, 1, Code.F_PAD_NONZERO, 1), by.get("peer"),
+        by.toString());
+    assertTrue(WireCheckMain.passes(by), by.toString());
+    assertTrue(r.findings().stream().anyMatch(f -> f.code() == Code.W_TSHARK_LIMIT
+        && f.sender() == Sender.INITIATOR), r.summary());
+  }
+
+  @Test
+  void aHeaderFaultBehindTheDesyncStillCountsAgainstItsSender() throws Exception {
+    WireCheck.requireAvailable();
+    WireReport r = WireChecker.check(desyncOnAPaddedStream("pad-desync-msn", 5), PORT,
+        WireChecker.Options.STRICT);
+    System.out.println(r.summary());
+    Map<String, Map<Code, Integer>> asResponder = WireCheckMain.bySender(r, Sender.RESPONDER);
+    assertTrue(asResponder.get("peer").containsKey(Code.F_DDP), asResponder.toString());
+    assertFalse(WireCheckMain.passes(asResponder), asResponder.toString());
+    // The same octets sent by our end: PAD and the MSN are ours, and fail.
+    Map<String, Map<Code, Integer>> asInitiator = WireCheckMain.bySender(r, Sender.INITIATOR);
+    assertTrue(asInitiator.get("ours").keySet().containsAll(java.util.Set.of(Code.F_DDP,
+        Code.F_PAD_NONZERO)), asInitiator.toString());
+    assertFalse(WireCheckMain.passes(asInitiator), asInitiator.toString());
+    assertTrue(r.findings().stream().anyMatch(f -> f.code() == Code.F_DDP
+        && f.level() == Level.ERROR && f.message().contains("MSN 506 MO 0, expected MSN 501")),
+        r.summary());
+  }
+}
