@@ -122,10 +122,15 @@ final class SyntheticCapture {
     return b.array();
   }
 
-  /** A Send of {@code payload} octets (every one {@code fill}) as one segment, MSN {@code msn}. */
+  /** A Send of {@code payload} octets (each 0x5a) as one segment, MSN {@code msn}. */
   static byte[] send(long msn, int payload) {
+    return send(msn, payload, 0x5a);
+  }
+
+  /** A Send of {@code payload} octets (each {@code fill}) as one segment, MSN {@code msn}. */
+  static byte[] send(long msn, int payload, int fill) {
     byte[] p = new byte[payload];
-    java.util.Arrays.fill(p, (byte) 0x5a);
+    java.util.Arrays.fill(p, (byte) fill);
     return untagged(3, true, 0, msn, 0, p);
   }
 

@@ -140,20 +140,33 @@ public final class WireCheckMain {
   }
 
   /**
-   * Whether {@code f}, a tshark CRC verdict or header check, comes after tshark failed an
-   * assertion in the same direction of the same stream (so tshark may have lost the framing),
-   * while the own framer framed that direction (at least one FPDU) and found no framing or CRC
-   * error in it (the PAD aside).
+   * Whether {@code f}, a tshark CRC verdict, header check, or a frame tshark could not dissect
+   * ({@code T_MALFORMED}, {@code T_UNDECODED} of one frame: after the desync tshark reads FPDU
+   * lengths out of payload octets and some of its "FPDUs" then have no DDP header), comes after
+   * tshark failed an assertion in the same direction of the same stream (so tshark may have lost
+   * the framing), while the own framer framed that direction (at least one FPDU) and found no
+   * framing or CRC error in it (the PAD aside). The own framer's header checks then stand for
+   * that direction (W_TSHARK_LIMIT).
    */
   static boolean desyncedByDissectorBug(WireReport r, Finding f, WireReport.Connection c) {
-    if (c == null || !(f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_"))
-        || c.ownFpdus()[f.sender().ordinal()] <= 0 || framingErrors(r, f.stream(), f.sender())) {
+    boolean tsharksFrame = (f.code() == Code.T_MALFORMED || f.code() == Code.T_UNDECODED)
+        && f.frame() >= 0;
+    if (c == null || !(f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_")
+        || tsharksFrame)
+        || c.ownFpdus()[f.sender().ordinal()] <= 0 || framingErrors(r, f.stream(), f.sender())
+        || !ownHeaderChecks(r, f.stream(), f.sender())) {
       return false;
     }
     return r.findings().stream().anyMatch(g -> g.stream() == f.stream()
         && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame()
         && (g.code() == Code.T_MALFORMED || g.code() == Code.T_UNDECODED)
         && r.dissectorBugFrames().contains(g.frame()));
+  }
+
+  /** Whether the own framer checked the DDP/RDMAP headers of that direction (W_TSHARK_LIMIT). */
+  private static boolean ownHeaderChecks(WireReport r, int stream, Sender sender) {
+    return r.findings().stream().anyMatch(f -> f.stream() == stream && f.sender() == sender
+        && f.code() == Code.W_TSHARK_LIMIT);
   }
 
   /** Own-framer errors on the stream (from {@code sender}, or either end), the PAD aside. */

@@ -22,12 +22,25 @@ class WireCheckMainTest {
   private static final int STREAM = 16;
 
   private static WireReport report(Sender desynced, boolean ownFramerCrcError) {
+    return report(desynced, ownFramerCrcError, true);
+  }
+
+  /** {@code ownHeaderChecks}: the own framer checked that direction's headers (W_TSHARK_LIMIT). */
+  private static WireReport report(Sender desynced, boolean ownFramerCrcError,
+      boolean ownHeaderChecks) {
     List<Finding> f = new ArrayList<>();
     f.add(new Finding(Code.T_MALFORMED, Level.ERROR, STREAM, 5565, desynced, "assertion"));
     f.add(new Finding(Code.T_CRC_BAD, Level.ERROR, STREAM, 5749, desynced, "CRC check"));
     f.add(new Finding(Code.S_DDP_VERSION, Level.ERROR, STREAM, 5749, desynced, "DV=3"));
+    // After the desync tshark frames "FPDUs" out of payload octets, some without a DDP header.
+    f.add(new Finding(Code.T_UNDECODED, Level.ERROR, STREAM, 5801, desynced,
+        "FPDU without a DDP/RDMAP decode"));
     if (ownFramerCrcError) {
       f.add(new Finding(Code.F_CRC_BAD, Level.ERROR, STREAM, 5749, desynced, "own framer"));
+    }
+    if (ownHeaderChecks) {
+      f.add(new Finding(Code.W_TSHARK_LIMIT, Level.WARNING, STREAM, -1, desynced,
+          "tshark left 9000 undecoded; own framer: 50 FPDUs, 0 framing errors"));
     }
     WireReport.Connection c = new WireReport.Connection(STREAM, 40000, null, null,
         new int[] {50, 50}, new int[] {50, 50}, new long[] {9000, 9000}, Set.of());
@@ -40,16 +53,24 @@ class WireCheckMainTest {
     Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(report(Sender.INITIATOR, false),
         Sender.RESPONDER);
     assertTrue(by.get("peer").isEmpty(), by.toString());
-    assertEquals(3, by.get("tshark dissector bug").values().stream().mapToInt(i -> i).sum(),
+    assertEquals(4, by.get("tshark dissector bug").values().stream().mapToInt(i -> i).sum(),
         by.toString());
+  }
+
+  @Test
+  void withoutTheOwnFramersHeaderChecksThePeerKeepsTsharksFindings() {
+    Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(
+        report(Sender.INITIATOR, false, false), Sender.RESPONDER);
+    assertEquals(Map.of(Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1, Code.T_UNDECODED, 1),
+        by.get("peer"), by.toString());
   }
 
   @Test
   void ourDirectionIsNeverExcused() {
     Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(report(Sender.RESPONDER, false),
         Sender.RESPONDER);
-    assertEquals(Map.of(Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1), by.get("ours"),
-        by.toString());
+    assertEquals(Map.of(Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1, Code.T_UNDECODED, 1),
+        by.get("ours"), by.toString());
   }
 
   @Test
@@ -57,7 +78,7 @@ class WireCheckMainTest {
     Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(report(Sender.INITIATOR, true),
         Sender.RESPONDER);
     assertEquals(Map.of(Code.T_MALFORMED, 1, Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1,
-        Code.F_CRC_BAD, 1),
+        Code.T_UNDECODED, 1, Code.F_CRC_BAD, 1),
         by.get("peer"), by.toString());
   }
 }
