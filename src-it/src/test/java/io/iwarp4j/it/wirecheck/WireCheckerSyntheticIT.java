@@ -143,4 +143,99 @@ class WireCheckerSyntheticIT {
         && f.level() == Level.ERROR && f.message().contains("MSN 506 MO 0, expected MSN 501")),
         r.summary());
   }
+
+  // ------------------------------------------------------------------------------------------
+  // Issue 20: the verdict tightened.
+
+  /**
+   * Our Initiator's direction, which tshark follows, sends Sends with MSN 1, 2, 7; the peer's
+   * direction loses tshark (300 small Sends in one segment). The old checker demoted every
+   * sequencing finding of the connection to a note once any direction was incomplete, so our
+   * MSN jump passed.
+   */
+  @Test
+  void ourSequencingFaultIsNotDemotedBecauseThePeersDirectionLostTshark() throws Exception {
+    WireCheck.requireAvailable();
+    SyntheticCapture cap = new SyntheticCapture();
+    SyntheticCapture.Conn c = cap.connect(49150, 7174);
+    c.send(true, SyntheticCapture.mpa(true, false, false));
+    c.send(false, SyntheticCapture.mpa(false, false, false));
+    c.send(true, SyntheticCapture.fpdu(SyntheticCapture.send(1, 16), false, 0));
+    c.send(false, sends(1, 300));
+    c.send(true, SyntheticCapture.fpdu(SyntheticCapture.send(2, 16), false, 0));
+    c.send(true, SyntheticCapture.fpdu(SyntheticCapture.send(7, 16), false, 0));
+    Path pcap = dir().resolve("msn-ours-peer-desync.pcap");
+    cap.write(pcap);
+    WireReport r = WireChecker.check(pcap, 7174, WireChecker.Options.STRICT);
+    System.out.println(r.summary());
+    Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(r, Sender.INITIATOR);
+    assertTrue(by.get("ours").containsKey(Code.S_MSN), by.toString());
+    assertFalse(WireCheckMain.passes(by));
+  }
+
+  /**
+   * siw (the Initiator, on 7202) sends a Read Request, then 300 small Sends in one segment
+   * (tshark loses that direction); our Responder answers with a Read Response to the wrong
+   * STag. tshark's S_READ_RESP is unreliable there (the requests' direction is incomplete) and
+   * was demoted; the own framer's matching now stands for it.
+   */
+  @Test
+  void ourReadResponseIsCheckedByTheOwnFramerWhenTheRequestsDirectionLostTshark()
+      throws Exception {
+    WireCheck.requireAvailable();
+    SyntheticCapture cap = new SyntheticCapture();
+    SyntheticCapture.Conn c = cap.connect(49152, PORT);
+    c.send(true, SyntheticCapture.mpa(true, false, false));
+    c.send(false, SyntheticCapture.mpa(false, false, false));
+    java.nio.ByteBuffer rr = java.nio.ByteBuffer.allocate(28);
+    rr.putInt(0x11fe7900).putLong(0x5000).putInt(64).putInt(0x00c0ffee).putLong(0x10000);
+    c.send(true, SyntheticCapture.fpdu(SyntheticCapture.untagged(1, true, 1, 1, 0, rr.array()),
+        false, 0));
+    c.send(true, sends(1, 300));
+    c.send(false, SyntheticCapture.fpdu(SyntheticCapture.tagged(2, true, 0x11fe7a00, 0x5000,
+        new byte[64]), false, 0));
+    Path pcap = dir().resolve("read-response-ours.pcap");
+    cap.write(pcap);
+    WireReport r = WireChecker.check(pcap, PORT, WireChecker.Options.STRICT);
+    System.out.println(r.summary());
+    Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(r, Sender.RESPONDER);
+    assertTrue(by.get("ours").containsKey(Code.F_DDP), by.toString());
+    assertTrue(r.errors().stream().anyMatch(f -> f.code() == Code.F_DDP
+        && f.sender() == Sender.RESPONDER && f.message().contains("Read Response STag")),
+        r.summary());
+    assertFalse(WireCheckMain.passes(by));
+  }
+
+  /**
+   * A hole in our direction's capture early in a connection: what follows is never checked. The
+   * old checker reported it as T_CAPTURE, which the verdict dropped.
+   */
+  @Test
+  void aHoleHidingMostOfOurDirectionFails() throws Exception {
+    WireCheck.requireAvailable();
+    SyntheticCapture cap = new SyntheticCapture();
+    SyntheticCapture.Conn c = cap.connect(49154, 7174);
+    c.send(true, SyntheticCapture.mpa(true, false, false));
+    c.send(false, SyntheticCapture.mpa(false, false, false));
+    c.send(true, SyntheticCapture.fpdu(SyntheticCapture.send(1, 16), false, 0));
+    c.lose(true, 88 * 100);
+    for (int i = 0; i < 10; i++) {
+      c.send(true, sends(102 + 100L * i, 100));
+    }
+    c.send(false, SyntheticCapture.fpdu(SyntheticCapture.send(1, 16), false, 0));
+    Path pcap = dir().resolve("hole-ours.pcap");
+    cap.write(pcap);
+    WireReport r = WireChecker.check(pcap, 7174, WireChecker.Options.STRICT);
+    System.out.println(r.summary());
+    assertTrue(r.errors().stream().anyMatch(f -> f.code() == Code.T_CAPTURE_HOLE
+        && f.sender() == Sender.INITIATOR), r.summary());
+    Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(r, Sender.INITIATOR);
+    // (tshark resynchronises at the next segment and sees the MSN jump the hole made: S_MSN.)
+    assertEquals(1, by.get("ours").get(Code.T_CAPTURE_HOLE), by.toString());
+    assertFalse(WireCheckMain.passes(by));
+    // The same capture with the peer as the sender: the peer's checks after the hole are
+    // unchecked (printed), not failed.
+    assertTrue(WireCheckMain.details(r, Sender.RESPONDER, WireCheckMain.Expectations.NONE)
+        .stream().anyMatch(l -> l.startsWith("Unchecked:")), r.summary());
+  }
 }

@@ -43,9 +43,22 @@ public record WireReport(String pcap, int port, String tsharkVersion,
    * @param ownFpdus FPDUs the own framer found, each way (-1: not framed)
    * @param payloadOctets TCP payload octets each way
    * @param resetBy which ends sent a TCP RST
+   * @param responderPort the TCP port of the MPA Responder (0 when no MPA Request was seen)
+   * @param startEpoch when the capture saw the connection's first frame (seconds since the
+   *     epoch)
+   * @param holeHidden per sender, how many octets it sent after the first hole in the capture
+   *     of its direction (nothing of them was checked), or -1 when that direction has no hole
    */
   public record Connection(int stream, int initiatorPort, MpaFrame request, MpaFrame reply,
-      int[] fpdus, int[] ownFpdus, long[] payloadOctets, Set<Sender> resetBy) {
+      int[] fpdus, int[] ownFpdus, long[] payloadOctets, Set<Sender> resetBy, int responderPort,
+      double startEpoch, long[] holeHidden) {
+    /** A connection without port, time or hole information (tests). */
+    public Connection(int stream, int initiatorPort, MpaFrame request, MpaFrame reply,
+        int[] fpdus, int[] ownFpdus, long[] payloadOctets, Set<Sender> resetBy) {
+      this(stream, initiatorPort, request, reply, fpdus, ownFpdus, payloadOctets, resetBy, 0, 0,
+          new long[] {-1, -1});
+    }
+
     /** CRC in use: either side asked for it. */
     public boolean crc() {
       return request != null && reply != null && (request.c() || reply.c());
