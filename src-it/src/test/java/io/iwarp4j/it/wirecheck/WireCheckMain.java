@@ -63,9 +63,14 @@ public final class WireCheckMain {
 
   /** One row of the suite: its id, the Responder port (0: any) and its time window. */
   record Row(String id, int port, double start, double end) {
-    boolean holds(WireReport.Connection c) {
-      return (port == 0 || port == c.responderPort()) && c.startEpoch() >= start - 0.5
-          && c.startEpoch() <= end + 0.5;
+    boolean portMatches(WireReport.Connection c) {
+      return port == 0 || port == c.responderPort();
+    }
+
+    /** How far the connection's first frame lies outside the window (0 inside). */
+    double distance(WireReport.Connection c) {
+      double t = c.startEpoch();
+      return t < start ? start - t : t > end ? t - end : 0;
     }
   }
 
@@ -73,14 +78,19 @@ public final class WireCheckMain {
   record Expectations(List<Row> rows, Map<String, String> expected) {
     static final Expectations NONE = new Expectations(List.of(), Map.of());
 
-    /** The row a connection belongs to, or null. */
+    /**
+     * The row a connection belongs to: the one whose window holds its first frame, else the
+     * nearest within half a second (windows from whole-second times); null when none.
+     */
     String rowOf(WireReport.Connection c) {
+      Row best = null;
       for (Row r : rows) {
-        if (r.holds(c)) {
-          return r.id();
+        if (r.portMatches(c) && r.distance(c) <= 0.5
+            && (best == null || r.distance(c) < best.distance(c))) {
+          best = r;
         }
       }
-      return null;
+      return best == null ? null : best.id();
     }
 
     String of(WireReport.Connection c) {

@@ -197,4 +197,17 @@ class WireCheckMainTest {
     assertTrue(by.get("ours").isEmpty(), by.toString());
     assertEquals(Map.of(Code.F_CRC_BAD, 1), by.get("peer"), by.toString());
   }
+
+  @Test
+  void aConnectionBelongsToTheRowWhoseWindowHoldsItsFirstFrame() {
+    WireCheckMain.Expectations rows = new WireCheckMain.Expectations(List.of(
+        new WireCheckMain.Row("h2g-markers", 7174, 90, 99),
+        new WireCheckMain.Row("h2g-7306-fetchadd", 7174, 99, 101),
+        new WireCheckMain.Row("g2h-crc", 7200, 99, 101)), Map.of());
+    assertEquals("h2g-7306-fetchadd", rows.rowOf(conn(1, 900, new long[] {-1, -1}, 99.4)));
+    assertEquals("h2g-markers", rows.rowOf(conn(1, 900, new long[] {-1, -1}, 98.9)));
+    // Whole-second windows: half a second outside still maps, to the nearest; more does not.
+    assertEquals("h2g-7306-fetchadd", rows.rowOf(conn(1, 900, new long[] {-1, -1}, 101.3)));
+    assertEquals(null, rows.rowOf(conn(1, 900, new long[] {-1, -1}, 102)));
+  }
 }
