@@ -136,13 +136,16 @@ public record WireReport(String pcap, int port, String tsharkVersion,
   }
 
   /**
-   * True when the only errors are {@code T_CAPTURE}: the kernel retransmitted a segment (on a
-   * busy 2-core machine a delayed ACK can trigger a tail-loss probe even on loopback), which makes
-   * the capture unreliable but says nothing about the protocol.
+   * True when the only errors are {@code T_CAPTURE} or {@code T_CAPTURE_HOLE}: the kernel
+   * retransmitted a segment (on a busy 2-core machine a delayed ACK can trigger a tail-loss probe
+   * even on loopback) or dumpcap missed one, which makes the capture unreliable but says nothing
+   * about the protocol.
    */
   public boolean onlyCaptureErrors() {
     List<Finding> e = errors();
-    return !e.isEmpty() && e.stream().allMatch(f -> f.code() == Code.T_CAPTURE);
+    // A hole (octets dumpcap never saw) is as much the capture's; capturing again is the cure.
+    return !e.isEmpty() && e.stream().allMatch(f -> f.code() == Code.T_CAPTURE
+        || f.code() == Code.T_CAPTURE_HOLE);
   }
 
   /** A human-readable summary: connections, counts, findings (the first 40 errors). */
