@@ -140,6 +140,9 @@ class SiwInteropIT {
     List<String> attributions = new ArrayList<>();
     // Rows the judge attributed to siw's split-trailer bug: siw's Terminate on them is excused.
     java.util.Set<String> attributed = new java.util.HashSet<>();
+    // FAIL rows excused on evidence (attributed rows, their ports' accepted wire checks): the
+    // suite's own exit status is then 1, as it counts every FAIL row.
+    int excused = 0;
     // Read once, on the first failed CRC-on perftest row, for all of them.
     Map<Integer, List<SplitTrailerEvidence.Segment>> segments = null;
     String segmentsError = null;
@@ -182,12 +185,15 @@ class SiwInteropIT {
           failed.add(String.join(" | ", r) + " -- " + v.text());
         } else {
           attributed.add(r[0]);
+          excused++;
         }
       } else if (r[5].equals("FAIL") && r[0].equals("wirecheck")) {
         String why = onlyAttributedTerminates(out, r[1], attributed);
         System.out.println("SiwInteropIT: " + r[1] + ": " + why);
         if (!why.startsWith("accepted")) {
           failed.add(String.join(" | ", r) + " -- " + why);
+        } else {
+          excused++;
         }
       } else if (r[5].equals("FAIL") || r[5].equals("BLOCKED")) {
         failed.add(String.join(" | ", r));
@@ -227,7 +233,8 @@ class SiwInteropIT {
     }
     // 7174, 7200; with perftest also 7210-7249 (every h2g perftest row, one pass) and 7202.
     assertEquals(perftest ? 4 : 2, wireRows, "wire checks; see " + out);
-    assertEquals(0, rc, "suite exit status; see " + out);
+    assertEquals(excused > 0 ? 1 : 0, rc, "suite exit status (" + excused + " FAIL row(s)"
+        + " excused on evidence); see " + out);
   }
 
   /** siw's Terminate for an MPA CRC error as it is on the wire (its nibbles swapped). */
