@@ -14,6 +14,7 @@ R=$OUTDIR/results.tsv
 L=$OUTDIR/logs
 mkdir -p "$L"
 : > "$R"
+: > "$OUTDIR/rows.tsv"
 JAVA=${JAVA:-java}
 PING=("$JAVA" -jar "$JAR" iwarp-ping)
 n=0
@@ -34,7 +35,18 @@ G() {
   return "$(cat "$S/cmd-$n.rc")"
 }
 
-row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $(date -u +%H:%M:%S) $*"; }
+row() {
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$R"; echo "ROW $(date -u +%H:%M:%S) $*"
+  # The row's time window and Responder port (0: any) for the wire check: WireCheckMain --rows
+  # maps each captured connection to its row, so what a row expects (a reject, a Terminate)
+  # is allowed on that row's connections only.
+  if [ -n "${WIN_START:-}" ]; then
+    printf '%s\t%s\t%s\t%s\n' "$1" "$WIN_PORT" "$WIN_START" "$(date +%s.%N)" >> "$OUTDIR/rows.tsv"
+    WIN_START=""
+  fi
+}
+# win_begin PORT: the next row's connections start from now, toward Responder port PORT (0: any).
+win_begin() { WIN_START=$(date +%s.%N); WIN_PORT=$1; }
 
 # A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection:
 # docs/interop.md, siw finding §7.10), listening once `ss` shows it; slirp would otherwise
@@ -82,6 +94,7 @@ h2g() {
   case " $* " in *"--p2p=read"*) mode="P2P, Read RTR" ;; *"--p2p"*) mode="P2P, Write RTR" ;; esac
   case " $* " in *"--markers"*) mode="markers requested" ;; esac
   guest_server
+  win_begin 7174
   local t0; t0=$(date +%s.%N)
   timeout 300 "${PING[@]}" -c -a 127.0.0.1 -p 7174 -C "$cnt" -vV "$@" > "$L/$id-client.out" 2> "$L/$id-client.err"
   local crc_rc=$?
@@ -112,6 +125,7 @@ h2g() {
 h2g_probe() {
   local id=$1 op=$2
   guest_server
+  win_begin 7174
   local t0; t0=$(date +%s.%N)
   timeout 120 "${PING[@]}" -c -a 127.0.0.1 -p 7174 --crc --probe-rfc7306="$op" > "$L/$id-client.out" 2> "$L/$id-client.err"
   local rc=$?
@@ -142,6 +156,7 @@ host_server_stop() { [ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null; wait "$SR
 # g2h ID NAME COUNT CRC: siw rping -c in the guest -> our iwarp-ping -s -P on the host.
 g2h() {
   local id=$1 name=$2 cnt=$3 crc=$4
+  win_begin 7200
   local t0; t0=$(date +%s.%N)
   G "rping -c -a 10.0.2.100 -p 7200 -C $cnt -vV -S 64" 300
   local rc=$?
@@ -180,6 +195,7 @@ p2p_warm() {
   G "(rping -s -P -v -a 10.0.2.15 -p $port; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
 echo \$! > srv-$k.pid
 for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done" 30
+  win_begin "$port"
   local t0; t0=$(date +%s.%N)
   timeout 1500 "${PING[@]}" -c -a 127.0.0.1 -p "$port" -C 1 -vV --timeout=20 --p2p="$rtr" \
     --connections="${P2P:-100}" > "$L/$id-client.out" 2> "$L/$id-client.err"
@@ -222,6 +238,7 @@ stream_row() {
 echo \$! > srv-$k.pid
 for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
 sleep 1" 30
+  win_begin "$port"
   local t0; t0=$(date +%s.%N)
   timeout 300 "${PING[@]}" -c -a 127.0.0.1 -p $port -S $size --timeout=60 --p2p="$rtr" \
     "$crcopt" --stream-after-rtr="$nmsg" > "$L/$id-client.out" 2> "$L/$id-client.err"

@@ -87,6 +87,7 @@ perf_h2g() {
   local attempt=1 retried="" rc grc secs
   perf_next_port || return 0
   perf_begin "$id" "$PORT" h2g "$crc"
+  win_begin 0 # every attempt has a port of its own
   while :; do
     k=$((k + 1))
     # timeout: a perftest latency test that lost its peer spins on its buffer for ever (and
@@ -136,6 +137,7 @@ perf_g2h() {
   local id=${4:-perf-g2h-$name-$size$(perf_crc_sfx "$crc")}
   perf_selected "${id%-r[0-9]*}" || return 0
   perf_begin "$id" 7202 g2h "$crc"
+  win_begin 7202
   # perftest's write_lat server writes first; siw's client never asks for peer-to-peer mode, so
   # our server (the MPA Responder) may write first only with the non-conformant opt-in that
   # lifts RFC 5044 §7.1.2 rule 4 (siw's own Responder ignores the rule; siw/iw_cm take FPDUs

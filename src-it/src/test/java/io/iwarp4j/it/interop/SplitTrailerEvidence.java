@@ -22,7 +22,10 @@ import java.util.zip.CRC32C;
  * link shows it; that CRC must be right (CRC32c over the FPDU); and that FPDU's trailer (pad and
  * CRC) must be split across two TCP segments as the guest received them. Anything else (no such
  * line, a CRC not on the wire, a wrong CRC, an unsplit trailer, any other kernel warning) is not
- * attributed and the row stays failed.
+ * attributed and the row stays failed. One more form is attributed on the same exactness: 'own'
+ * on no FPDU, but 'in' exactly the split copy of one of our trailers and 'own' exactly CRC32c
+ * over that FPDU and the trailer octets of the split's first part, with the FPDU's CRC right
+ * (bug 1's 2+2 form, seen once).
  *
  * <p>siw prints {@code own} with {@code %08x} from the octets it computed in wire order read as
  * a little-endian u32 (Linux 6.1, x86), so the wire's four CRC octets read little-endian equal
@@ -94,19 +97,28 @@ final class SplitTrailerEvidence {
       if (hits.isEmpty()) {
         evidence.add("'" + logged + "': no FPDU toward siw in the capture (" + fpdus.size()
             + " FPDUs with CRC on) carries own as its CRC");
-        // Not bug 1 as evidenced; say what the octets on the wire can tell about it. First
-        // whether 'in' is still the split copy of one of our trailers (bug 1's half).
+        // Bug 1's 2+2 form (docs/interop.md, perf-h2g-send_bw-65536 of 2026-11-26 21:26): 'in'
+        // is exactly the split copy of one of our trailers and 'own' exactly CRC32c over that
+        // FPDU followed by the trailer octets of the split's first part, the FPDU's own CRC
+        // being right: 64 bits of agreement with our octets, attributed. Anything less is not.
+        boolean twoPlusTwo = false;
         for (Fpdu f : fpdus) {
           if (f.trailerSplit() != null && f.predictedIn() == line[0]) {
+            boolean form = f.crcWithFirstPart() == line[1] && f.computedCrc() == f.wireCrc();
+            twoPlusTwo |= form;
             evidence.add(String.format("'in' is exactly the split copy of the trailer of FPDU"
                 + " #%d of TCP stream %d (ULPDU_Length %d, pad %d, trailer %s split %s, its CRC"
                 + " %08x%s), but 'own' is not that CRC%s", f.index(), f.stream(), f.ulpduLength(),
                 f.pad(), f.trailerHex(), f.trailerSplit(), f.wireCrc(),
                 f.computedCrc() == f.wireCrc() ? ", right" : ", WRONG",
                 f.crcWithFirstPart() == line[1] ? ": 'own' is CRC32c over that FPDU followed by"
-                    + " the trailer octets of the split's first part (not attributed: the rule"
-                    + " needs 'own' on the wire)" : ""));
+                    + " the trailer octets of the split's first part" + (form
+                    ? " (bug 1's 2+2 form: attributed)" : " (not attributed: the FPDU's own CRC"
+                    + " is wrong)") : ""));
           }
+        }
+        if (twoPlusTwo) {
+          continue;
         }
         for (String p : CrcErrorProbe.probe(segments, line[0], line[1])) {
           evidence.add("probe: " + p);

@@ -130,14 +130,15 @@ class SplitTrailerEvidenceTest {
   }
 
   /**
-   * docs/interop.md's send_bw case: 'in' is the split copy of a trailer, but 'own' is CRC32c
-   * over the FPDU followed by the first part's trailer octets. Not attributed (own is on no
-   * FPDU), and the evidence says both. FPDU #0 (octets 24..72: pad 2 from 66, CRC from 68) cut
-   * 4+2: the first copy leaves 00 00 c0 c1 at the start, the second c2 c3, so 'in' reads c0 c1
-   * and two octets no FPDU reached (zero).
+   * docs/interop.md's send_bw case, bug 1's 2+2 form: 'in' is the split copy of a trailer, and
+   * 'own' is CRC32c over the FPDU followed by the first part's trailer octets. Attributed on
+   * exactly those two values (before 2026-11-27 it was explained but not attributed); one bit
+   * off in either is not. FPDU #0 (octets 24..72: pad 2 from 66, CRC from 68) cut 4+2: the
+   * first copy leaves 00 00 c0 c1 at the start, the second c2 c3, so 'in' reads c0 c1 and two
+   * octets no FPDU reached (zero).
    */
   @Test
-  void anOwnOverTheFpduAndTheFirstPartOfItsSplitTrailerIsExplainedButNotAttributed() {
+  void anOwnOverTheFpduAndTheFirstPartOfItsSplitTrailerIsAttributedOnExactValuesOnly() {
     byte[] d = stream.toByteArray();
     assertTrue(fpduEnds.get(0) == 72, "layout: " + fpduEnds);
     CRC32C c = new CRC32C();
@@ -145,11 +146,17 @@ class SplitTrailerEvidenceTest {
     long own = c.getValue();
     long in = crcs.get(0) & 0xffffL;
     Verdict v = SplitTrailerEvidence.judge(List.of(crcLine(in, own)), cut(70));
-    assertFalse(v.attributed(), v.text());
+    assertTrue(v.attributed(), v.text());
     assertTrue(v.text().contains("'in' is exactly the split copy of the trailer of FPDU #0 of"
         + " TCP stream 3"), v.text());
     assertTrue(v.text().contains("'own' is CRC32c over that FPDU followed by the trailer octets"
-        + " of the split's first part"), v.text());
+        + " of the split's first part (bug 1's 2+2 form: attributed)"), v.text());
+    assertFalse(SplitTrailerEvidence.judge(List.of(crcLine(in, own ^ 1)), cut(70)).attributed(),
+        "own one bit off");
+    assertFalse(SplitTrailerEvidence.judge(List.of(crcLine(in ^ 0x100, own)), cut(70))
+        .attributed(), "in one bit off");
+    assertFalse(SplitTrailerEvidence.judge(List.of(crcLine(in, own), WARN
+        + "siw: something else"), cut(70)).attributed(), "another kernel warning");
   }
 
   @Test

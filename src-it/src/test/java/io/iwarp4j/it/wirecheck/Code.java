@@ -22,6 +22,8 @@ public enum Code {
   T_UNDECODED(Level.ERROR, "octets after MPA startup that tshark did not decode as FPDUs, in a"
       + " direction the checker's own framer found broken too"),
   T_CAPTURE(Level.ERROR, "the capture is incomplete (lost, retransmitted or reordered segments)"),
+  T_CAPTURE_HOLE(Level.ERROR, "octets of one direction the capture never saw: the own framer"
+      + " stops there, so nothing of that direction after the hole was checked"),
   T_UNATTRIBUTED_EXPERT(Level.ERROR, "tshark reported an iWARP expert item the checker could not"
       + " attribute to a connection"),
   S_DDP_VERSION(Level.ERROR, "DDP DV != 1 (RFC 5041 §4.2)"),
@@ -72,6 +74,8 @@ public enum Code {
   I_MPA_REJECT_ALLOWED(Level.NOTE, "the Responder rejected the connection, as expected"),
   I_TSHARK_UNNAMED_OPCODE(Level.NOTE, "opcodes 8 and 9 (RFC 7306 Immediate Data) are not"
       + " decoded by tshark 4"),
+  I_TERMINATE(Level.NOTE, "a Terminate (RFC 5040 §4.8), framed by the own framer; its"
+      + " Layer/Error Type/Error Code as the RFC lays them out are in the message"),
   I_CRC_FIELD_NONZERO(Level.NOTE, "CRC not negotiated but the CRC field is not zero (legal)");
 
   final Level level;

@@ -212,6 +212,94 @@ final class OwnFramer {
   }
 
 
+  /** A Terminate framed here (RFC 5040 §4.8): its Layer, Error Type and Error Code. */
+  record Terminate(int offset, int layer, int type, int code) {
+    @Override
+    public String toString() {
+      return layer + "/" + type + "/0x" + Integer.toHexString(code);
+    }
+  }
+
+  /** Every Terminate (untagged, opcode 7, at least its 4 control octets) among {@code fpdus}. */
+  static List<Terminate> terminates(List<Fpdu> fpdus) {
+    List<Terminate> out = new ArrayList<>();
+    for (Fpdu f : fpdus) {
+      byte[] u = f.ulpdu();
+      if (u.length >= 18 + 2 && (u[0] & 0x80) == 0 && (u[1] & 0x0f) == 7) {
+        out.add(new Terminate(f.start(), (u[18] & 0xf0) >> 4, u[18] & 0x0f, u[19] & 0xff));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The responses of one direction against the requests of the other (RFC 5040 §4.4 and §5.3,
+   * RFC 7306 §5), for connections tshark could not follow: every RDMA Read Response answers the
+   * oldest unanswered Read Request (its Data Sink STag, the Data Sink TO plus the octets already
+   * returned, in all the RDMA Read Message Size), every Atomic Response echoes the oldest
+   * unanswered Atomic Request's Request Identifier. In order, without timing: a response framed
+   * before its request is not told apart.
+   */
+  static List<Problem> responseProblems(List<Fpdu> requests, List<Fpdu> responses) {
+    java.util.ArrayDeque<long[]> reads = new java.util.ArrayDeque<>(); // stag, to, size, got
+    java.util.ArrayDeque<Long> atomics = new java.util.ArrayDeque<>();
+    for (Fpdu f : requests) {
+      byte[] u = f.ulpdu();
+      if (u.length < 18 || (u[0] & 0x80) != 0) {
+        continue;
+      }
+      int op = u[1] & 0x0f;
+      if (op == 1 && u.length >= 18 + 16) {
+        reads.add(new long[] {u32(u, 18), u32(u, 22) << 32 | u32(u, 26), u32(u, 30), 0});
+      } else if (op == 10 && u.length >= 18 + 8) {
+        atomics.add(u32(u, 22));
+      }
+    }
+    List<Problem> problems = new ArrayList<>();
+    for (Fpdu f : responses) {
+      byte[] u = f.ulpdu();
+      if (u.length < 14) {
+        continue;
+      }
+      boolean tagged = (u[0] & 0x80) != 0;
+      boolean last = (u[0] & 0x40) != 0;
+      int op = u[1] & 0x0f;
+      if (tagged && op == 2) {
+        long stag = u32(u, 2);
+        long to = u32(u, 6) << 32 | u32(u, 10);
+        long[] rd = reads.peek();
+        if (rd == null) {
+          problems.add(new Problem(Code.F_DDP, f.start(), "Read Response with no outstanding"
+              + " Read Request"));
+          continue;
+        }
+        if (stag != rd[0]) {
+          problems.add(new Problem(Code.F_DDP, f.start(), String.format("Read Response STag"
+              + " 0x%x, the Read Request's Data Sink STag 0x%x", stag, rd[0])));
+        } else if (to != rd[1] + rd[3]) {
+          problems.add(new Problem(Code.F_DDP, f.start(), String.format("Read Response TO 0x%x,"
+              + " expected 0x%x", to, rd[1] + rd[3])));
+        }
+        rd[3] += u.length - 14;
+        if (last) {
+          if (rd[3] != rd[2]) {
+            problems.add(new Problem(Code.F_DDP, f.start(), "Read Response of " + rd[3]
+                + " octets, the Read Request asked for " + rd[2]));
+          }
+          reads.poll();
+        }
+      } else if (!tagged && op == 11 && u.length >= 18 + 4) {
+        Long want = atomics.poll();
+        long got = u32(u, 18);
+        if (want == null || want != got) {
+          problems.add(new Problem(Code.F_DDP, f.start(), "Atomic Response for request " + got
+              + (want == null ? " with no outstanding Atomic Request" : ", expected " + want)));
+        }
+      }
+    }
+    return problems;
+  }
+
   private static long u32(byte[] b, int at) {
     return (b[at] & 0xffL) << 24 | (b[at + 1] & 0xffL) << 16 | (b[at + 2] & 0xffL) << 8
         | b[at + 3] & 0xffL;

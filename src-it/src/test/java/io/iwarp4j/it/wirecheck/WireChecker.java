@@ -133,12 +133,17 @@ public final class WireChecker {
   private static final class Stream {
     final int id;
     int initiatorPort = -1;
+    int responderPort;
+    double startEpoch = -1;
     MpaFrame request;
     MpaFrame reply;
     int requestFrame = -1;
     int replyFrame = -1;
     long preMpaOctets;
-    boolean incomplete;
+    /** Directions in which tshark skipped or misdecoded octets. */
+    final Set<Sender> incomplete = EnumSet.noneOf(Sender.class);
+    final OwnFramer.Result[] own = new OwnFramer.Result[2];
+    final long[] holeHidden = {-1, -1};
     final Direction[] dirs = {new Direction(), new Direction()};
     final Map<Integer, List<Segment>> segmentsByPort = new HashMap<>();
     final List<Integer> misalignedFrames = new ArrayList<>();
@@ -222,10 +227,19 @@ public final class WireChecker {
   private void packet(List<Node> protos) {
     Node tcp = null;
     int frame = -1;
+    double epoch = -1;
     for (Node proto : protos) {
       if (proto.name.equals("frame")) {
         Long n = proto.number("frame.number");
         frame = n == null ? -1 : n.intValue();
+        Node t = proto.first("frame.time_epoch");
+        if (t != null && t.show != null) {
+          try {
+            epoch = Double.parseDouble(t.show);
+          } catch (NumberFormatException e) {
+            epoch = -1;
+          }
+        }
       } else if (proto.name.equals("tcp")) {
         tcp = proto;
       }
@@ -235,6 +249,9 @@ public final class WireChecker {
     }
     int sid = tcp.number("tcp.stream").intValue();
     Stream st = streams.computeIfAbsent(sid, Stream::new);
+    if (st.startEpoch < 0) {
+      st.startEpoch = epoch;
+    }
     int srcPort = tcp.number("tcp.srcport").intValue();
     Long len = tcp.number("tcp.len");
     int tcpLen = len == null ? 0 : len.intValue();
@@ -288,6 +305,7 @@ public final class WireChecker {
                 st.request = m;
                 st.requestFrame = frame;
                 st.initiatorPort = srcPort;
+                st.responderPort = tcp.number("tcp.dstport").intValue();
                 sender = Sender.INITIATOR;
               }
               st.dir(Sender.INITIATOR).decodedOctets += 20 + m.privateData().length;
@@ -720,6 +738,7 @@ public final class WireChecker {
       for (Sender s : Sender.values()) {
         coverage(st, s, asymmetric);
       }
+      ownChecksWhereTsharkCouldNotFollow(st);
       for (Sender s : Sender.values()) {
         for (Map.Entry<Long, long[]> q : st.dir(s).queues.entrySet()) {
           if (q.getValue()[1] == 1) {
@@ -729,16 +748,77 @@ public final class WireChecker {
         }
       }
     }
-    // Sequencing and matching rules cannot be trusted where tshark skipped FPDUs.
+    // Sequencing and matching rules cannot be trusted where tshark skipped FPDUs: in the
+    // finding's own direction, or, for a response matched against requests, in the requests'
+    // direction. The own framer's checks stand for them there (coverage and
+    // ownChecksWhereTsharkCouldNotFollow); a direction tshark followed keeps its findings.
     for (int i = 0; i < findings.size(); i++) {
       Finding f = findings.get(i);
       Stream st = streams.get(f.stream());
-      if (st != null && st.incomplete && SEQUENCING.contains(f.code())
-          && f.level() != Level.NOTE) {
-        findings.set(i, f.withLevel(Level.NOTE,
-            "[unreliable: tshark skipped FPDUs of this connection] "));
+      if (st == null || f.sender() == null || !SEQUENCING.contains(f.code())
+          || f.level() == Level.NOTE) {
+        continue;
+      }
+      boolean own = st.incomplete.contains(f.sender());
+      boolean requests = (f.code() == Code.S_READ_RESP || f.code() == Code.S_ATOMIC_RESP)
+          && st.incomplete.contains(f.sender().other());
+      if (own || requests) {
+        findings.set(i, f.withLevel(Level.NOTE, own
+            ? "[unreliable: tshark skipped FPDUs of this direction] "
+            : "[unreliable: tshark skipped FPDUs of the requests' direction] "));
       }
     }
+  }
+
+  /**
+   * Where tshark could not follow a direction, the own framer checks what tshark's rules did
+   * across directions: Read and Atomic Responses against the other direction's requests (both
+   * ways, since a skipped request or response unsettles both), and the RFC 6581 RTR when the
+   * Initiator's direction is the one tshark lost. Its per-direction header rules run in
+   * coverage().
+   */
+  private void ownChecksWhereTsharkCouldNotFollow(Stream st) {
+    if (st.incomplete.isEmpty()) {
+      return;
+    }
+    for (Sender s : Sender.values()) {
+      OwnFramer.Result requests = st.own[s.other().ordinal()];
+      OwnFramer.Result responses = st.own[s.ordinal()];
+      if (requests == null || responses == null) {
+        continue;
+      }
+      for (OwnFramer.Problem p : OwnFramer.responseProblems(requests.fpdus(),
+          responses.fpdus())) {
+        add(p.code(), st, -1, s, "FPDU at octet " + p.offset() + " after the MPA frame: "
+            + p.message());
+      }
+    }
+    OwnFramer.Result init = st.own[Sender.INITIATOR.ordinal()];
+    if (st.incomplete.contains(Sender.INITIATOR) && init != null && p2p(st)) {
+      MpaFrame rep = st.reply;
+      boolean sendOk = (rep.privateData()[0] & 0x40) != 0;
+      boolean writeOk = (rep.privateData()[2] & 0x80) != 0;
+      boolean readOk = (rep.privateData()[2] & 0x40) != 0;
+      byte[] u = init.fpdus().isEmpty() ? new byte[0] : init.fpdus().get(0).ulpdu();
+      int op = u.length > 1 ? u[1] & 0x0f : -1;
+      boolean tagged = u.length > 0 && (u[0] & 0x80) != 0;
+      boolean ok = op == 3 && !tagged && u.length == 18 && sendOk
+          || op == 0 && tagged && u.length == 14 && writeOk
+          || op == 1 && !tagged && u.length == 18 + 28 && readOk
+          && (u[30] | u[31] | u[32] | u[33]) == 0;
+      if (!ok) {
+        add(Code.F_DDP, st, -1, Sender.INITIATOR, "own framer: the first Initiator FPDU is not"
+            + " a zero-length RTR the Responder accepted (RFC 6581)");
+      }
+    }
+  }
+
+  private static boolean p2p(Stream st) {
+    MpaFrame req = st.request;
+    MpaFrame rep = st.reply;
+    return req.enhanced() && rep.enhanced() && req.privateData().length >= 4
+        && rep.privateData().length >= 4 && !rep.r() && (req.privateData()[0] & 0x80) != 0
+        && (rep.privateData()[0] & 0x80) != 0;
   }
 
   private void mpaRules(Stream st) {
@@ -850,13 +930,22 @@ public final class WireChecker {
     boolean markersHere = s == Sender.INITIATOR ? st.reply.m() : st.request.m();
     byte[] stream = java.util.Arrays.copyOfRange(raw.data, mpaLength, raw.data.length);
     OwnFramer.Result own = OwnFramer.frame(stream, st.crc(), markersHere);
+    st.own[s.ordinal()] = own;
     st.ownFpdus[s.ordinal()] = own.fpdus().size();
     for (OwnFramer.Problem p : own.problems()) {
       add(p.code(), st, raw.frameAt(mpaLength + p.offset()), s, p.message());
     }
+    for (OwnFramer.Terminate t : OwnFramer.terminates(own.fpdus())) {
+      add(Code.I_TERMINATE, st, raw.frameAt(mpaLength + t.offset()), s, "Terminate " + t
+          + " (Layer/Error Type/Error Code as RFC 5040 §4.8 lays them out)");
+    }
     if (raw.gapAt >= 0) {
-      add(Code.T_CAPTURE, st, raw.frameAt(raw.gapAt), s, "a hole in the captured byte stream at"
-          + " octet " + raw.gapAt);
+      // The own framer stops at the hole and tshark may lose the framing there: what this
+      // direction sent after it is unchecked. Counted from the highest sequence number seen.
+      st.holeHidden[s.ordinal()] = raw.sentEnd - raw.gapAt;
+      add(Code.T_CAPTURE_HOLE, st, raw.frameAt(raw.gapAt), s, "a hole in the captured byte"
+          + " stream at octet " + raw.gapAt + ": " + st.holeHidden[s.ordinal()] + " octets sent"
+          + " after it are unchecked");
     }
     Direction d = st.dir(s);
     MpaFrame mpa = s == Sender.INITIATOR ? st.request : st.reply;
@@ -864,8 +953,13 @@ public final class WireChecker {
     if (!mpa.pdLengthShown()) {
       missing -= mpaLength - 20;
     }
+    // PAD octets take no part in framing (RFC 5044 §4: the length field alone places the next
+    // FPDU), so a direction whose only own-framer problem is a non-zero PAD (siw's stale octets)
+    // is framed exactly: tshark's losing it is tshark's limit, and the own framer's header checks
+    // below stand in for tshark's. The PAD findings stay reported against their sender.
+    boolean broken = own.problems().stream().anyMatch(p -> p.code() != Code.F_PAD_NONZERO);
     int misdecoded = 0;
-    if (asymmetric && !markersHere && !own.broken()) {
+    if (asymmetric && !markersHere && !broken) {
       // tshark expects Markers in this Marker-less direction: what it decoded here is noise.
       int mpaFrame = s == Sender.INITIATOR ? st.requestFrame : st.replyFrame;
       for (int i = 0; i < findings.size(); i++) {
@@ -883,7 +977,7 @@ public final class WireChecker {
     if (missing == 0 && misdecoded == 0) {
       return;
     }
-    st.incomplete = true;
+    st.incomplete.add(s);
     List<String> hints = new ArrayList<>();
     if (asymmetric && !markersHere) {
       hints.add("Markers in one direction only (tshark expects them here)");
@@ -912,8 +1006,9 @@ public final class WireChecker {
     String msg = (d.payloadOctets - mpaLength) + " TCP payload octets after"
         + " MPA startup, tshark left " + missing + " undecoded; own framer: " + own.fpdus().size()
         + " FPDUs, " + own.problems().size() + " framing errors"
+        + (!broken && !own.problems().isEmpty() ? " (non-zero PAD only)" : "")
         + (hints.isEmpty() ? "" : "; likely cause: " + String.join("; ", hints));
-    if (own.broken()) {
+    if (broken) {
       add(Code.T_UNDECODED, st, -1, s, msg);
     } else {
       add(Code.W_TSHARK_LIMIT, st, -1, s, msg + " -> well-formed; the own framer checked the"
@@ -931,6 +1026,8 @@ public final class WireChecker {
     byte[] data = new byte[0];
     final List<int[]> index = new ArrayList<>(); // {offset, frame}
     int gapAt = -1;
+    /** The stream offset just past the highest octet any segment carried. */
+    long sentEnd;
     int firstSegmentLength;
 
     int frameAt(int offset) {
@@ -951,6 +1048,10 @@ public final class WireChecker {
     sorted.sort(Comparator.comparingLong(Segment::seq));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     long next = -1;
+    long first = sorted.isEmpty() ? 0 : sorted.get(0).seq();
+    for (Segment s : sorted) {
+      a.sentEnd = Math.max(a.sentEnd, s.seq() + s.payload().length - first);
+    }
     for (Segment s : sorted) {
       if (next < 0) {
         next = s.seq();
@@ -1042,7 +1143,8 @@ public final class WireChecker {
       conns.add(new Connection(st.id, Math.max(st.initiatorPort, 0), st.request, st.reply,
           new int[] {st.dirs[0].fpdus.size(), st.dirs[1].fpdus.size()}, st.ownFpdus.clone(),
           new long[] {st.dirs[0].payloadOctets, st.dirs[1].payloadOctets},
-          Set.copyOf(st.resetBy)));
+          Set.copyOf(st.resetBy), st.responderPort, Math.max(st.startEpoch, 0),
+          st.holeHidden.clone()));
     }
     List<Finding> sorted = new ArrayList<>(findings);
     sorted.sort(Comparator.comparing(Finding::level));

@@ -43,9 +43,22 @@ public record WireReport(String pcap, int port, String tsharkVersion,
    * @param ownFpdus FPDUs the own framer found, each way (-1: not framed)
    * @param payloadOctets TCP payload octets each way
    * @param resetBy which ends sent a TCP RST
+   * @param responderPort the TCP port of the MPA Responder (0 when no MPA Request was seen)
+   * @param startEpoch when the capture saw the connection's first frame (seconds since the
+   *     epoch)
+   * @param holeHidden per sender, how many octets it sent after the first hole in the capture
+   *     of its direction (nothing of them was checked), or -1 when that direction has no hole
    */
   public record Connection(int stream, int initiatorPort, MpaFrame request, MpaFrame reply,
-      int[] fpdus, int[] ownFpdus, long[] payloadOctets, Set<Sender> resetBy) {
+      int[] fpdus, int[] ownFpdus, long[] payloadOctets, Set<Sender> resetBy, int responderPort,
+      double startEpoch, long[] holeHidden) {
+    /** A connection without port, time or hole information (tests). */
+    public Connection(int stream, int initiatorPort, MpaFrame request, MpaFrame reply,
+        int[] fpdus, int[] ownFpdus, long[] payloadOctets, Set<Sender> resetBy) {
+      this(stream, initiatorPort, request, reply, fpdus, ownFpdus, payloadOctets, resetBy, 0, 0,
+          new long[] {-1, -1});
+    }
+
     /** CRC in use: either side asked for it. */
     public boolean crc() {
       return request != null && reply != null && (request.c() || reply.c());
@@ -123,13 +136,16 @@ public record WireReport(String pcap, int port, String tsharkVersion,
   }
 
   /**
-   * True when the only errors are {@code T_CAPTURE}: the kernel retransmitted a segment (on a
-   * busy 2-core machine a delayed ACK can trigger a tail-loss probe even on loopback), which makes
-   * the capture unreliable but says nothing about the protocol.
+   * True when the only errors are {@code T_CAPTURE} or {@code T_CAPTURE_HOLE}: the kernel
+   * retransmitted a segment (on a busy 2-core machine a delayed ACK can trigger a tail-loss probe
+   * even on loopback) or dumpcap missed one, which makes the capture unreliable but says nothing
+   * about the protocol.
    */
   public boolean onlyCaptureErrors() {
     List<Finding> e = errors();
-    return !e.isEmpty() && e.stream().allMatch(f -> f.code() == Code.T_CAPTURE);
+    // A hole (octets dumpcap never saw) is as much the capture's; capturing again is the cure.
+    return !e.isEmpty() && e.stream().allMatch(f -> f.code() == Code.T_CAPTURE
+        || f.code() == Code.T_CAPTURE_HOLE);
   }
 
   /** A human-readable summary: connections, counts, findings (the first 40 errors). */

@@ -1,0 +1,56 @@
+package io.iwarp4j.it.interop;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link SiwInteropIT#onlyAttributedTerminates}: a wire check that failed only on siw's
+ * CRC-error Terminates is accepted when every one is on a row the judge attributed to siw's
+ * split-trailer bug, and on nothing else.
+ */
+class AttributedTerminatesTest {
+  private static final String T1 = "Terminate from the peer on stream 135 (row"
+      + " perf-h2g-send_bw-65536): Terminate 0/2/0x2 (Layer/Error Type/Error Code as RFC 5040"
+      + " §4.8 lays them out)";
+
+  private static String judge(Path dir, String by, Set<String> attributed, String... lines)
+      throws Exception {
+    StringBuilder s = new StringBuilder("wirecheck: x port 7210\n");
+    for (String l : lines) {
+      s.append(l).append('\n');
+    }
+    s.append("By sender: ").append(by).append('\n');
+    Files.writeString(dir.resolve("wirecheck-7210-7249.txt"), s);
+    return SiwInteropIT.onlyAttributedTerminates(dir, "port 7210-7249", attributed);
+  }
+
+  private static final String BY = "ours 0 | peer 5 {S_PAD_NONZERO=2, F_PAD_NONZERO=2,"
+      + " I_TERMINATE=1} | capture 3 {T_CAPTURE=3} | cut by a reset 0 | tshark dissector bug 0 |"
+      + " expected 0 | expected, not seen 0 | unattributed 0 | verdict FAIL";
+
+  @Test
+  void siwsCrcTerminateOnAnAttributedRowIsAccepted(@TempDir Path dir) throws Exception {
+    String v = judge(dir, BY, Set.of("perf-h2g-send_bw-65536"), T1);
+    assertTrue(v.startsWith("accepted"), v);
+  }
+
+  @Test
+  void anythingElseIsRefused(@TempDir Path dir) throws Exception {
+    assertTrue(judge(dir, BY, Set.of(), T1).startsWith("a Terminate"), "row not attributed");
+    assertTrue(judge(dir, BY, Set.of("perf-h2g-send_bw-65536"),
+        T1.replace("0/2/0x2", "0/2/0x6")).startsWith("a Terminate"), "another code");
+    assertTrue(judge(dir, BY.replace("ours 0", "ours 1 {F_CRC_BAD=1}"),
+        Set.of("perf-h2g-send_bw-65536"), T1).startsWith("not only"), "a fault of ours");
+    assertTrue(judge(dir, BY.replace("I_TERMINATE=1", "I_TERMINATE=1, S_MSN=1")
+        .replace("peer 5", "peer 6"), Set.of("perf-h2g-send_bw-65536"), T1)
+        .startsWith("the peer sent S_MSN"), "another peer error");
+    assertTrue(judge(dir, BY.replace("expected, not seen 0", "expected, not seen 1"
+        + " {I_TERMINATE=1}"), Set.of("perf-h2g-send_bw-65536"), T1).startsWith("not only"),
+        "an unmet expectation");
+  }
+}
