@@ -1,8 +1,12 @@
 package io.iwarp4j.verbs;
 
+import static io.iwarp4j.verbs.ConnectedSockets.close;
+import static io.iwarp4j.verbs.ConnectedSockets.config;
+import static io.iwarp4j.verbs.ConnectedSockets.connect;
+import static io.iwarp4j.verbs.ConnectedSockets.epoll;
+import static io.iwarp4j.verbs.ConnectedSockets.epollAvailable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,11 +14,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.nio.NioChannelOption;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import jdk.net.ExtendedSocketOptions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -24,8 +24,6 @@ import org.junit.jupiter.api.Test;
  * connection: read back from each channel's configuration (which asks the kernel).
  */
 class TcpLivenessOptionsTest {
-  private static final long T = 10;
-
   @Test
   void epollConnectionsCarryKeepAliveAndUserTimeout() throws Exception {
     Assumptions.assumeTrue(epollAvailable(), "epoll unavailable");
@@ -98,72 +96,5 @@ class TcpLivenessOptionsTest {
     assertEquals(Duration.ofSeconds(20), c.tcpUserTimeout());
     assertEquals(DeviceConfig.DEFAULT_MAX_STARTUP_CONNECTIONS_PER_SOURCE,
         c.maxStartupConnectionsPerSource());
-  }
-
-  private static boolean epollAvailable() {
-    return Transport.AUTO.mpa().resolve() == io.iwarp4j.mpa.Transport.EPOLL;
-  }
-
-  /**
-   * Netty's {@code EpollChannelOption} constant of that name, by its pool name (this module
-   * reaches the epoll classes only through mpa-core).
-   */
-  private static ChannelOption<Integer> epoll(String name) {
-    return ChannelOption.valueOf("io.netty.channel.epoll.EpollChannelOption#" + name);
-  }
-
-  private static DeviceConfig config(Transport transport) {
-    return DeviceConfig.builder().transport(transport).eventLoopThreads(1)
-        .tcpKeepAlive(Duration.ofSeconds(30), Duration.ofSeconds(5), 4)
-        .tcpUserTimeout(Duration.ofMillis(1500)).build();
-  }
-
-  /**
-   * Connects a client and a server device with {@code config}; the two ends' channels, whose
-   * devices {@link #close(Channel[])} closes.
-   */
-  private static Channel[] connect(DeviceConfig config) throws Exception {
-    RdmaDevice server = RdmaDevice.open(config);
-    RdmaDevice client = RdmaDevice.open(config);
-    try {
-      BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
-      RdmaListener l = server.listen(new InetSocketAddress("127.0.0.1", 0), requests::add);
-      QueuePair sqp = qp(server);
-      QueuePair cqp = qp(client);
-      var connected = client.connect(cqp, (InetSocketAddress) l.localAddress());
-      ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
-      assertNotNull(request, "no request");
-      request.accept(sqp);
-      RdmaConnection c = connected.get(T, TimeUnit.SECONDS);
-      return withDevices(c.channel(), request.channel(), client, server);
-    } catch (Exception | Error e) {
-      client.close();
-      server.close();
-      throw e;
-    }
-  }
-
-  private static final java.util.Map<Channel, RdmaDevice> DEVICES =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  private static Channel[] withDevices(Channel c, Channel s, RdmaDevice client,
-      RdmaDevice server) {
-    DEVICES.put(c, client);
-    DEVICES.put(s, server);
-    return new Channel[] {c, s};
-  }
-
-  private static void close(Channel[] ends) {
-    for (Channel ch : ends) {
-      RdmaDevice d = DEVICES.remove(ch);
-      if (d != null) {
-        d.close();
-      }
-    }
-  }
-
-  private static QueuePair qp(RdmaDevice d) {
-    CompletionQueue cq = d.createCompletionQueue(8);
-    return d.createQueuePair(d.allocateProtectionDomain(), QueuePairConfig.builder(cq, cq).build());
   }
 }

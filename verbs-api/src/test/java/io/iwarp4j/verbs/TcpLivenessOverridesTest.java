@@ -1,18 +1,17 @@
 package io.iwarp4j.verbs;
 
+import static io.iwarp4j.verbs.ConnectedSockets.close;
+import static io.iwarp4j.verbs.ConnectedSockets.config;
+import static io.iwarp4j.verbs.ConnectedSockets.epoll;
+import static io.iwarp4j.verbs.ConnectedSockets.epollAvailable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.Test;
  * values). The device sets keepalive 30/5/4 s and a user timeout of 1.5 s on both devices.
  */
 class TcpLivenessOverridesTest {
-  private static final long T = 10;
-
   @Test
   void connectListenerAndAcceptOverridesReachTheirSockets() throws Exception {
     Assumptions.assumeTrue(epollAvailable(), "epoll unavailable");
@@ -134,23 +131,6 @@ class TcpLivenessOverridesTest {
     }
   }
 
-  private static boolean epollAvailable() {
-    return Transport.AUTO.mpa().resolve() == io.iwarp4j.mpa.Transport.EPOLL;
-  }
-
-  private static ChannelOption<Integer> epoll(String name) {
-    return ChannelOption.valueOf("io.netty.channel.epoll.EpollChannelOption#" + name);
-  }
-
-  private static DeviceConfig config(Transport transport) {
-    return DeviceConfig.builder().transport(transport).eventLoopThreads(1)
-        .tcpKeepAlive(Duration.ofSeconds(30), Duration.ofSeconds(5), 4)
-        .tcpUserTimeout(Duration.ofMillis(1500)).build();
-  }
-
-  private static final java.util.Map<Channel, RdmaDevice> DEVICES =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
   /** The client's and the accepted channel of one connection made with these overrides. */
   private static Channel[] connect(ConnectParams connect, ListenParams listen,
       AcceptParams accept) throws Exception {
@@ -163,42 +143,6 @@ class TcpLivenessOverridesTest {
     DeviceConfig config = transport == Transport.EPOLL ? config(transport)
         : DeviceConfig.builder().transport(transport).eventLoopThreads(1)
             .tcpKeepAlive(Duration.ofSeconds(30), Duration.ofSeconds(5), 4).build();
-    RdmaDevice server = RdmaDevice.open(config);
-    RdmaDevice client = RdmaDevice.open(config);
-    try {
-      BlockingQueue<ConnectRequest> requests = new LinkedBlockingQueue<>();
-      RdmaListener l = server.listen(new InetSocketAddress("127.0.0.1", 0), requests::add,
-          listen);
-      QueuePair sqp = qp(server);
-      QueuePair cqp = qp(client);
-      var connected = client.connect(cqp, l.localAddress(), connect);
-      ConnectRequest request = requests.poll(T, TimeUnit.SECONDS);
-      assertNotNull(request, "no request");
-      // The accept's options are set on the event loop before its MPA Reply is written, so by
-      // the time the connect completes (on the Reply) they are in place.
-      request.accept(sqp, accept);
-      RdmaConnection c = connected.get(T, TimeUnit.SECONDS);
-      DEVICES.put(c.channel(), client);
-      DEVICES.put(request.channel(), server);
-      return new Channel[] {c.channel(), request.channel()};
-    } catch (Exception | Error e) {
-      client.close();
-      server.close();
-      throw e;
-    }
-  }
-
-  private static void close(Channel[] ends) {
-    for (Channel ch : ends) {
-      RdmaDevice d = DEVICES.remove(ch);
-      if (d != null) {
-        d.close();
-      }
-    }
-  }
-
-  private static QueuePair qp(RdmaDevice d) {
-    CompletionQueue cq = d.createCompletionQueue(8);
-    return d.createQueuePair(d.allocateProtectionDomain(), QueuePairConfig.builder(cq, cq).build());
+    return ConnectedSockets.connect(config, connect, listen, accept);
   }
 }
