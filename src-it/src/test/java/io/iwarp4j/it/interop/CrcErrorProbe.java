@@ -1,6 +1,5 @@
 package io.iwarp4j.it.interop;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,32 +35,16 @@ final class CrcErrorProbe {
 
   /** One line per finding, and a last line saying what was searched. */
   static List<String> probe(List<SplitTrailerEvidence.Segment> segments, long in, long own) {
-    Map<Integer, TreeMap<Long, byte[]>> streams = new TreeMap<>();
-    for (SplitTrailerEvidence.Segment s : segments) {
-      streams.computeIfAbsent(s.stream(), k -> new TreeMap<>()).putIfAbsent(s.seq(), s.payload());
-    }
+    Map<Integer, TreeMap<Long, byte[]>> streams = SplitTrailerEvidence.byStream(segments);
     List<String> out = new ArrayList<>();
     long octets = 0;
     for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : streams.entrySet()) {
-      ByteArrayOutputStream data = new ByteArrayOutputStream();
-      List<Long> starts = new ArrayList<>();
-      long next = e.getValue().firstKey();
-      for (Map.Entry<Long, byte[]> seg : e.getValue().entrySet()) {
-        long seq = seg.getKey();
-        byte[] p = seg.getValue();
-        if (seq + p.length <= next) {
-          continue;
-        }
-        if (seq > next) {
-          out.add("stream " + e.getKey() + ": a gap at relative seq " + next);
-          break;
-        }
-        int skip = (int) (next - seq);
-        starts.add((long) data.size());
-        data.write(p, skip, p.length - skip);
-        next = seq + p.length;
+      List<Integer> starts = new ArrayList<>();
+      byte[] d = SplitTrailerEvidence.reassemble(e.getValue(), starts);
+      long end = e.getValue().firstKey() + d.length;
+      if (e.getValue().higherKey(end) != null) {
+        out.add("stream " + e.getKey() + ": a gap at relative seq " + end);
       }
-      byte[] d = data.toByteArray();
       octets += d.length;
       for (int i = 0; i + 4 <= d.length; i++) {
         long v = le(d, i);
@@ -99,28 +82,10 @@ final class CrcErrorProbe {
    * Lines for the FPDUs whose model gives the logged {@code in} or {@code own}.
    */
   static List<String> splitModel(List<SplitTrailerEvidence.Segment> segments, long in, long own) {
-    Map<Integer, TreeMap<Long, byte[]>> streams = new TreeMap<>();
-    for (SplitTrailerEvidence.Segment s : segments) {
-      streams.computeIfAbsent(s.stream(), k -> new TreeMap<>()).putIfAbsent(s.seq(), s.payload());
-    }
     List<String> out = new ArrayList<>();
-    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : streams.entrySet()) {
-      ByteArrayOutputStream data = new ByteArrayOutputStream();
-      long next = e.getValue().firstKey();
-      for (Map.Entry<Long, byte[]> seg : e.getValue().entrySet()) {
-        long seq = seg.getKey();
-        byte[] p = seg.getValue();
-        if (seq + p.length <= next) {
-          continue;
-        }
-        if (seq > next) {
-          break;
-        }
-        int skip = (int) (next - seq);
-        data.write(p, skip, p.length - skip);
-        next = seq + p.length;
-      }
-      byte[] d = data.toByteArray();
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e
+        : SplitTrailerEvidence.byStream(segments).entrySet()) {
+      byte[] d = SplitTrailerEvidence.reassemble(e.getValue(), null);
       if (d.length < 20 || (d[16] & 0xc0) != 0x40) {
         continue; // not an MPA Request/Reply with CRC and without markers
       }
@@ -164,9 +129,9 @@ final class CrcErrorProbe {
     return out;
   }
 
-  private static String near(List<Long> starts, int at) {
+  private static String near(List<Integer> starts, int at) {
     StringBuilder b = new StringBuilder();
-    for (long s : starts) {
+    for (int s : starts) {
       if (Math.abs(s - at) <= 8) {
         b.append(b.length() == 0 ? "" : ", ").append(s);
       }

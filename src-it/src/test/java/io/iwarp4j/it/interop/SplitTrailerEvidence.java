@@ -154,34 +154,48 @@ final class SplitTrailerEvidence {
 
   /** Every FPDU with CRC in the streams of {@code segments} (MPA without markers). */
   private static List<Fpdu> fpdus(List<Segment> segments) {
+    List<Fpdu> out = new ArrayList<>();
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : byStream(segments).entrySet()) {
+      List<Integer> starts = new ArrayList<>();
+      walk(e.getKey(), reassemble(e.getValue(), starts), starts, out);
+    }
+    return out;
+  }
+
+  /** Each stream's segments by sequence number, the first copy of a retransmitted one kept. */
+  static Map<Integer, TreeMap<Long, byte[]>> byStream(List<Segment> segments) {
     Map<Integer, TreeMap<Long, byte[]>> streams = new TreeMap<>();
     for (Segment s : segments) {
       streams.computeIfAbsent(s.stream(), k -> new TreeMap<>()).putIfAbsent(s.seq(), s.payload());
     }
-    List<Fpdu> out = new ArrayList<>();
-    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : streams.entrySet()) {
-      // Reassemble from the first segment on; a gap ends the stream (the guest's link loses
-      // nothing, so a gap means the capture began late).
-      List<Integer> starts = new ArrayList<>();
-      java.io.ByteArrayOutputStream data = new java.io.ByteArrayOutputStream();
-      long next = e.getValue().firstKey();
-      for (Map.Entry<Long, byte[]> seg : e.getValue().entrySet()) {
-        long seq = seg.getKey();
-        byte[] p = seg.getValue();
-        if (seq + p.length <= next) {
-          continue;
-        }
-        if (seq > next) {
-          break;
-        }
-        int skip = (int) (next - seq);
-        starts.add(data.size());
-        data.write(p, skip, p.length - skip);
-        next = seq + p.length;
+    return streams;
+  }
+
+  /**
+   * One direction's octets from its first segment on, overlaps cut; a gap ends it (the guest's
+   * link loses nothing, so a gap means the capture began late). {@code starts}, when not null,
+   * gets the offset in the result where each segment's new octets begin.
+   */
+  static byte[] reassemble(TreeMap<Long, byte[]> segments, List<Integer> starts) {
+    java.io.ByteArrayOutputStream data = new java.io.ByteArrayOutputStream();
+    long next = segments.firstKey();
+    for (Map.Entry<Long, byte[]> seg : segments.entrySet()) {
+      long seq = seg.getKey();
+      byte[] p = seg.getValue();
+      if (seq + p.length <= next) {
+        continue;
       }
-      walk(e.getKey(), data.toByteArray(), starts, out);
+      if (seq > next) {
+        break;
+      }
+      int skip = (int) (next - seq);
+      if (starts != null) {
+        starts.add(data.size());
+      }
+      data.write(p, skip, p.length - skip);
+      next = seq + p.length;
     }
-    return out;
+    return data.toByteArray();
   }
 
   private static void walk(int stream, byte[] d, List<Integer> starts, List<Fpdu> out) {
