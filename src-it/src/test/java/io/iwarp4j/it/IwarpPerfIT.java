@@ -2,15 +2,12 @@ package io.iwarp4j.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.it.wirecheck.LoopbackCapture;
 import io.iwarp4j.it.wirecheck.WireReport;
 import io.iwarp4j.tools.perf.IwarpPerf;
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -263,35 +258,12 @@ class IwarpPerfIT {
       cmd.add(serverOption);
     }
     Process server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    StringBuilder all = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader rd = new BufferedReader(
-          new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = rd.readLine()) != null; ) {
-          synchronized (all) {
-            all.append(line).append('\n');
-          }
-          lines.add(line);
-        }
-      } catch (java.io.IOException ignored) {
-        // the process ended
-      }
-    }, "iwarp-perf-server-output");
-    reader.setDaemon(true);
-    reader.start();
+    ProcessOutput out = ProcessOutput.follow(server, "iwarp-perf-server-output");
     try {
-      int port = -1;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (port < 0) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()),
-            TimeUnit.NANOSECONDS);
-        assertNotNull(line, "the server printed no port within 60 s: " + all);
-        int at = line.indexOf("listening on port ");
-        if (at >= 0) {
-          port = Integer.parseInt(line.substring(at + "listening on port ".length()).trim());
-        }
-      }
+      String listening = out.await(l -> l.contains("listening on port "),
+          "'listening on port' line", 60, TimeUnit.SECONDS);
+      int port = Integer.parseInt(listening.substring(listening.indexOf("listening on port ")
+          + "listening on port ".length()).trim());
       Path json = dir.resolve("client-" + test + ".json");
       Run r = perf(test, "-p", Integer.toString(port), "-n", "200", "-s", "2048",
           "--no-progress", "--json", json.toString(), "127.0.0.1");
@@ -301,13 +273,10 @@ class IwarpPerfIT {
         assertBandwidth(r, 2048, 200);
       }
       assertJson(json, test, "client", 2048);
-      assertTrue(server.waitFor(60, TimeUnit.SECONDS), "server did not exit: " + all);
-      reader.join(5000);
-      assertEquals(0, server.exitValue(), all.toString());
-      String serverOut;
-      synchronized (all) {
-        serverOut = all.toString();
-      }
+      assertTrue(server.waitFor(60, TimeUnit.SECONDS), () -> "server did not exit: " + out);
+      out.awaitEnd(5, TimeUnit.SECONDS);
+      String serverOut = out.text();
+      assertEquals(0, server.exitValue(), serverOut);
       assertTrue(serverOut.contains("Waiting for client to connect"), serverOut);
       assertTrue(serverOut.contains("Using SRQ      : " + (serverOption.equals("--use_srq")
           ? "ON" : "OFF")), serverOut);

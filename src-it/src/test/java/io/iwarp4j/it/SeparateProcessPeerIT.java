@@ -2,7 +2,6 @@ package io.iwarp4j.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.iwarp4j.verbs.ConnectParams;
@@ -17,16 +16,11 @@ import io.iwarp4j.verbs.WcOpcode;
 import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -66,34 +60,11 @@ class SeparateProcessPeerIT {
     cmd.add(Integer.toString(SIZE));
     cmd.add(Integer.toString(CLIENT_SIZE));
     Process server = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    List<String> all = new ArrayList<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          synchronized (all) {
-            all.add(line);
-          }
-          lines.add(line);
-        }
-      } catch (java.io.IOException ignored) {
-        // the process ended
-      }
-    }, "peer-server-output");
-    reader.setDaemon(true);
-    reader.start();
+    ProcessOutput out = ProcessOutput.follow(server, "peer-server-output");
     try (OpsItPeer peer = new OpsItPeer(1, 64)) {
-      int port = -1;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT);
-      while (port < 0) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()),
-            TimeUnit.NANOSECONDS);
-        assertNotNull(line, "the server printed no port within " + WAIT + " s: " + all);
-        if (line.startsWith("PORT ")) {
-          port = Integer.parseInt(line.substring(5).trim());
-        }
-      }
+      String portLine = out.await(l -> l.startsWith("PORT "), "PORT line", WAIT,
+          TimeUnit.SECONDS);
+      int port = Integer.parseInt(portLine.substring(5).trim());
       MemoryRegion sink = peer.region(SIZE);
       MemoryRegion src = peer.region(SIZE);
       src.buffer().setBytes(0, OpsItPeerServer.pattern(SEED + 1, SIZE));
@@ -141,17 +112,15 @@ class SeparateProcessPeerIT {
           wcs.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
               e -> e.getValue().opcode())));
       assertEquals(8, wcs.get(2L).byteLen());
-      assertEquals(1, msgs.buffer().getLong(64), "the server's verdict; output: " + all);
+      assertEquals(1, msgs.buffer().getLong(64), () -> "the server's verdict; output: " + out);
       assertArrayEquals(OpsItPeerServer.pattern(SEED + 2, CLIENT_SIZE),
           OpsItPeer.bytes(mine.buffer(), 0, CLIENT_SIZE), "the server's Write into our buffer");
 
       conn.disconnect().get(WAIT, TimeUnit.SECONDS);
-      assertTrue(server.waitFor(WAIT, TimeUnit.SECONDS), "the server did not exit: " + all);
-      reader.join(TimeUnit.SECONDS.toMillis(WAIT));
-      synchronized (all) {
-        assertTrue(all.contains("DONE ok"), "server output: " + all);
-      }
-      assertEquals(0, server.exitValue(), "server output: " + all);
+      assertTrue(server.waitFor(WAIT, TimeUnit.SECONDS), () -> "the server did not exit: " + out);
+      out.awaitEnd(WAIT, TimeUnit.SECONDS);
+      assertTrue(out.contains("DONE ok"), () -> "server output: " + out);
+      assertEquals(0, server.exitValue(), () -> "server output: " + out);
     } finally {
       server.destroyForcibly();
       server.waitFor(WAIT, TimeUnit.SECONDS);

@@ -1,11 +1,11 @@
 package io.iwarp4j.it.hostile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.iwarp4j.it.ProcessOutput;
 import io.iwarp4j.verbs.AcceptParams;
 import io.iwarp4j.verbs.AccessFlags;
 import io.iwarp4j.verbs.CompletionQueue;
@@ -26,10 +26,7 @@ import io.iwarp4j.verbs.SendWorkRequest;
 import io.iwarp4j.verbs.WcStatus;
 import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -243,8 +240,8 @@ class PeerKillIT {
     assertEquals(0, cq.await(out, 1, 100, TimeUnit.MILLISECONDS),
         "a completion too many: " + out[0]);
     assertTrue(wrs.fatal <= 1, wrs.fatal + " FATAL_ERR completions");
-    peer.reader.join(TimeUnit.SECONDS.toMillis(T));
-    assertFalse(peer.reader.isAlive(), "the peer's output reader is still blocked");
+    assertTrue(peer.output.awaitEnd(T, TimeUnit.SECONDS),
+        "the peer's output reader is still blocked");
     qp.close();
   }
 
@@ -303,9 +300,7 @@ class PeerKillIT {
   /** The peer process and a thread reading its output. */
   private final class Peer implements AutoCloseable {
     final Process process;
-    final Thread reader;
-    final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final List<String> all = new ArrayList<>();
+    final ProcessOutput output;
     RemoteBuffer remote;
 
     Peer(String mode, int length) throws Exception {
@@ -327,33 +322,11 @@ class PeerKillIT {
       cmd.add(Long.toString(mine.address()));
       cmd.add(Integer.toString(length));
       process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = r.readLine()) != null; ) {
-            synchronized (all) {
-              all.add(line);
-            }
-            lines.add(line);
-          }
-        } catch (java.io.IOException ended) {
-          // the process ended
-        }
-      }, "killed-peer-output");
-      reader.setDaemon(true);
-      reader.start();
+      output = ProcessOutput.follow(process, "killed-peer-output");
     }
 
     void awaitLine(String expected) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(T);
-      for (;;) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()),
-            TimeUnit.NANOSECONDS);
-        assertNotNull(line, "the peer never printed " + expected + ": " + output());
-        if (line.equals(expected)) {
-          return;
-        }
-      }
+      output.await(expected::equals, expected, T, TimeUnit.SECONDS);
     }
 
     void kill() {
@@ -362,9 +335,7 @@ class PeerKillIT {
     }
 
     String output() {
-      synchronized (all) {
-        return all.toString();
-      }
+      return output.text();
     }
 
     @Override

@@ -1,20 +1,16 @@
 package io.iwarp4j.it.netem;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.BufferedReader;
+import io.iwarp4j.it.ProcessOutput;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -109,12 +105,12 @@ class NetemIT {
       double secs = (System.nanoTime() - start) / 1e9;
       System.out.printf("NetemIT: %d octets read, %d written, %d sent in %.1f s%n",
           NetemPeer.SIZE, NetemPeer.SIZE, NetemPeer.SENDS * NetemPeer.SEND_SIZE, secs);
-      assertEquals("DONE ok", clientDone, "client: " + client.all);
-      assertEquals("DONE ok", serverDone, "server: " + server.all);
+      assertEquals("DONE ok", clientDone, () -> "client: " + client.output);
+      assertEquals("DONE ok", serverDone, () -> "server: " + server.output);
       assertTrue(client.process.waitFor(WAIT, TimeUnit.SECONDS), "client did not exit");
       assertTrue(server.process.waitFor(WAIT, TimeUnit.SECONDS), "server did not exit");
-      assertEquals(0, client.process.exitValue(), "client: " + client.all);
-      assertEquals(0, server.process.exitValue(), "server: " + server.all);
+      assertEquals(0, client.process.exitValue(), () -> "client: " + client.output);
+      assertEquals(0, server.process.exitValue(), () -> "server: " + server.output);
       System.out.println("NetemIT qdisc stats, server end: " + output("ip", "netns", "exec", nsA,
           "tc", "-s", "qdisc", "show", "dev", vethA));
       System.out.println("NetemIT qdisc stats, client end: " + output("ip", "netns", "exec", nsB,
@@ -192,40 +188,17 @@ class NetemIT {
   /** A peer JVM and its output lines. */
   private static final class Peer {
     final Process process;
-    final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final List<String> all = new ArrayList<>();
+    final ProcessOutput output;
 
     Peer(Process process, String name) {
       this.process = process;
-      Thread reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = r.readLine()) != null; ) {
-            synchronized (all) {
-              all.add(line);
-            }
-            lines.add(line);
-            System.out.println("NetemIT " + name + ": " + line);
-          }
-        } catch (IOException ignored) {
-          // the process ended
-        }
-      }, "netem-" + name);
-      reader.setDaemon(true);
-      reader.start();
+      this.output = ProcessOutput.follow(process, "netem-" + name,
+          line -> System.out.println("NetemIT " + name + ": " + line));
     }
 
     String await(String prefix) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT);
-      while (true) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        synchronized (all) {
-          assertNotNull(line, "no '" + prefix + "' line within " + WAIT + " s: " + all);
-        }
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-      }
+      return output.await(l -> l.startsWith(prefix), "'" + prefix + "' line", WAIT,
+          TimeUnit.SECONDS);
     }
   }
 
