@@ -62,9 +62,13 @@ UCX_TIMEOUT_S = 30
 REFERENCES = ("baseline", "stream", "ucx")
 
 
-def member(role, cls, method, **params):
-    return {"role": role, "class": cls, "method": method,
-            "params": {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}}
+def member(role, cls, method, jvm=None, **params):
+    m = {"role": role, "class": cls, "method": method,
+         "params": {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}}
+    if jvm:
+        # JMH's -jvmArgsAppend replaces the class's @Fork(jvmArgsAppend): give the whole list.
+        m["jvm"] = jvm
+    return m
 
 
 def ucx_member(test, size):
@@ -136,6 +140,24 @@ def many_qp_group(qps, crc):
                crc=crc, qps=qps)]}
 
 
+# A fork of 1000 Netty connections needs more than the suite's 512 MB heap; both members of
+# the group get the same JVM, with the suite's Netty settings (NettyTuning).
+MANY_CONN_JVM = "-Xms1g -Xmx1g -Dio.netty.recycler.chunkSize=1024 " \
+    "-Dio.netty.leakDetection.samplingInterval=4096"
+
+
+def many_conn_netty_group(conns):
+    """The many-QP target's like for raw Netty: 64 KiB messages on conns TCP connections, one
+    outstanding on each, against one connection with 128 outstanding. What TCP and Netty
+    themselves lose with many connections and no pipelining on this machine, beside which the
+    iwarp4j many-QP ratio reads."""
+    return {"kind": "manyconn", "members": [
+        member("baseline", "NettyBandwidthBenchmark", "message", jvm=MANY_CONN_JVM, mode="PUSH",
+               size=65536, depth=128, conns=1),
+        member("netty", "NettyBandwidthBenchmark", "message", jvm=MANY_CONN_JVM, mode="PUSH",
+               size=65536, depth=1, conns=conns)]}
+
+
 def target_groups():
     small = bw_groups([64], [128], [1], [True, False], ["WRITE", "SEND"], False)
     for g in small:
@@ -147,7 +169,7 @@ def target_groups():
             # Both CRC settings: the PULL baseline computes no CRC, so CRC off is its like.
             + bw_groups([65536], [128], [1], [True, False], ["READ"], False)
             + latency_groups([8], [True])
-            + [many_qp_group(1000, True)])
+            + [many_qp_group(1000, True), many_conn_netty_group(1000)])
 
 
 def tls_groups():
@@ -221,6 +243,8 @@ def run_fork_once(args, m, jmh, jar):
         "-f", "1", "-foe", "true", "-to", "90s", "-prof", "gc", "-rf", "json", "-rff", out] + jmh
     for k, v in sorted(m["params"].items()):
         cmd += ["-p", "%s=%s" % (k, v)]
+    if m.get("jvm"):
+        cmd += ["-jvmArgsAppend", m["jvm"]]
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -670,6 +694,8 @@ def tables(summary, env, idle, args, failures):
             if ref == "ucx" and ucx_note == "skipped":
                 return "skipped: no ucx_perftest", "not measured"
             return "—", "not measured"
+        if limit is None:
+            return fmt_ratio(rr), "reference"
         ok = rr["median"] >= limit if higher_better else rr["median"] <= limit
         return fmt_ratio(rr), "met" if ok else "**not met**"
 
@@ -699,6 +725,9 @@ def tables(summary, env, idle, args, failures):
             # Issue 17's stricter targets, beside the suite's own.
             ("1000 QPs × 64 KiB Writes aggregate ≥ 0.9 × 1 QP (issue 17)",
              find("manyqp", "iwarp4j", qps=1000), "baseline", "score", 0.9, True),
+            ("(reference, not a target) raw Netty: 1000 connections × 64 KiB (depth 1 each) "
+             "÷ 1 connection (depth 128)",
+             find("manyconn", "netty", conns=1000), "baseline", "score", None, True),
             ("8 B Send ping-pong median RTT ≤ 1.0 × Netty parked (CRC on; issue 17)",
              find("latency", "iwarp4j", kind="SEND", size=8, crc=True), "baseline", "p50", 1.0, False),
             ("Read 64 KiB depth 128 CRC on ≥ 0.85 × PULL baseline (issue 17)",
