@@ -45,6 +45,7 @@ public final class NvmeHost implements AutoCloseable {
   private IdentifyController controller;
   private IdentifyNamespace namespace;
   private int maxIoBytes;
+  private volatile boolean shutdownCompleted;
 
   /**
    * Connects to a target on a device of its own.
@@ -260,6 +261,14 @@ public final class NvmeHost implements AutoCloseable {
     return n;
   }
 
+  /**
+   * Whether {@link #close()} saw the controller report its shutdown complete (CSTS.SHST = 10b)
+   * before it disconnected the queues: an orderly end the target took part in.
+   */
+  public boolean shutdownCompleted() {
+    return shutdownCompleted;
+  }
+
   /** Shuts the controller down (CC.SHN, if still connected) and disconnects every queue. */
   @Override
   public void close() {
@@ -271,8 +280,9 @@ public final class NvmeHost implements AutoCloseable {
         try {
           propertySet(Properties.CC, Properties.CC_ENTRY_SIZES | Properties.CC_SHN_NORMAL);
           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-          while ((propertyGet(Properties.CSTS, false) & Properties.CSTS_SHST_MASK)
-              != Properties.CSTS_SHST_COMPLETE && System.nanoTime() < deadline) {
+          while (!(shutdownCompleted = (propertyGet(Properties.CSTS, false)
+              & Properties.CSTS_SHST_MASK) == Properties.CSTS_SHST_COMPLETE)
+              && System.nanoTime() < deadline) {
             sleepMillis(10);
           }
         } catch (NvmeofException e) {
