@@ -51,6 +51,8 @@ public final class NvmeofMain {
              nvmeof bench    --local [--size BYTES] [--seconds N] [--qd N] [--queues N] [options]
       host options: --nqn NQN  --kato MS  --pool (pre-registered buffers instead of per-I/O
                     registration)  --no-inline (no in-capsule writes)  --no-crc (MPA CRC off)
+                    --first-fpdu-delay MS (quiet after each MPA Reply, default 50: siw's
+                    accept race)
       write fills each block with a pattern of (seed, LBA); verify reads and compares it.
       exercise: --bytes of random data in writes of random length at random LBAs of the first
       --window octets, read back and compared, then --idle seconds with only Keep Alive and
@@ -170,7 +172,9 @@ public final class NvmeofMain {
         .withIoQueues(Integer.parseInt(opts.getOrDefault("queues", "1")))
         .withQueueEntries(Integer.parseInt(opts.getOrDefault("qd", "32")))
         .withPerIoRegistration(!opts.containsKey("pool"))
-        .withInCapsuleWrites(!opts.containsKey("no-inline"));
+        .withInCapsuleWrites(!opts.containsKey("no-inline"))
+        .withFirstFpduDelay(Integer.parseInt(opts.getOrDefault("first-fpdu-delay",
+            Integer.toString(HostOptions.DEFAULT_FIRST_FPDU_DELAY_MILLIS))));
     int exercised = -1;
     NvmeHost closed;
     try (NvmeHost host = NvmeHost.connect(device, address, options)) {

@@ -153,15 +153,20 @@ public final class HostQueue implements AutoCloseable {
     }
   }
 
-  /** Connects with the NVMe/RDMA request private data; the target's CRQSIZE must fit. */
-  void connect(RdmaDevice device, InetSocketAddress target) {
+  /**
+   * Connects with the NVMe/RDMA request private data; the target's CRQSIZE must fit. The
+   * connection completes only after {@code firstFpduDelayMillis} of quiet after the MPA Reply
+   * (HostOptions#firstFpduDelayMillis), so the Fabrics Connect cannot meet siw's accept race.
+   */
+  void connect(RdmaDevice device, InetSocketAddress target, int firstFpduDelayMillis) {
     for (int s = 0; s < entries; s++) {
       postRecv(s);
     }
     cq.listener(this::onCompletion).requestNotify(false);
     ConnectParams params = ConnectParams.builder()
         .privateData(CmPrivateData.request(qid, entries, entries - 1))
-        .ird(16).connectTimeout(Duration.ofSeconds(TIMEOUT_SECONDS)).build();
+        .ird(16).connectTimeout(Duration.ofSeconds(TIMEOUT_SECONDS))
+        .firstFpduDelay(Duration.ofMillis(firstFpduDelayMillis)).build();
     RdmaConnection c;
     try {
       c = device.connect(qp, target, params).get(TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);

@@ -74,7 +74,7 @@ public final class NvmeHost implements AutoCloseable {
     this.options = options;
     ProtectionDomain pd = device.allocateProtectionDomain();
     admin = new HostQueue(device, pd, 0, ADMIN_ENTRIES, IdentifyController.SIZE, false);
-    admin.connect(device, target);
+    admin.connect(device, target, options.firstFpduDelayMillis());
     cntlid = fabricsConnect(admin, ConnectData.ANY_CONTROLLER, options.katoMillis());
     enable();
     controller = identifyController();
@@ -88,7 +88,7 @@ public final class NvmeHost implements AutoCloseable {
       HostQueue io = new HostQueue(device, pd, q, options.queueEntries(), maxIoBytes,
           options.perIoRegistration());
       ioQueues.add(io);
-      io.connect(device, target);
+      io.connect(device, target, options.firstFpduDelayMillis());
       if (options.inCapsuleWrites()
           && (controller.sgls() & IdentifyController.SGLS_OFFSET) != 0) {
         io.inCapsuleBytes(controller.inCapsuleDataSize());
