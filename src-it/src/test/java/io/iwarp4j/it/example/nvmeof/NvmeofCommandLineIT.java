@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The nvmeof command line against a target in this JVM: connect, identify, write a pattern,
  * verify it (and see a wrong seed fail), read, and a one-second bench whose every command
- * succeeds (its figures are printed, not checked).
+ * succeeds (its figures are printed, not checked); {@code exercise} (the Linux interop's host
+ * step, src-it/interop/nvmeof) passing, and failing when no Keep Alive runs in the idle period.
  */
 @Timeout(120)
 class NvmeofCommandLineIT {
@@ -63,6 +64,34 @@ class NvmeofCommandLineIT {
       assertEquals(2, bench.split(", 0 failed\\)").length - 1, bench);
 
       assertThrows(IllegalArgumentException.class, () -> run(0, "connect", host));
+      assertEquals(0, target.keepAliveExpirations());
+    }
+  }
+
+  @Test
+  void exerciseWritesRandomDataReadsItBackAndOutlivesAnIdlePeriod() throws Exception {
+    String nqn = NvmeofMain.DEFAULT_NQN;
+    try (NvmeTarget target = NvmeTarget.start(DeviceConfig.defaults(),
+        new InetSocketAddress("127.0.0.1", 0), TargetConfig.of(nqn, 16L << 20))) {
+      String host = "127.0.0.1";
+      String port = Integer.toString(target.address().getPort());
+      String out = run(0, "exercise", host, port, "--bytes", "1M", "--window", "4M", "--idle",
+          "1", "--kato", "600", "--seed", "3");
+      assertTrue(out.contains("namespace 1: NSZE 32768"), out);
+      assertTrue(Pattern.compile("wrote 1048576 octets of random data in \\d+ writes of 1 to 256"
+          + " blocks at random LBAs below 8192").matcher(out).find(), out);
+      assertTrue(Pattern.compile("read back \\d+ written blocks: 0 mismatched octets")
+          .matcher(out).find(), out);
+      assertTrue(Pattern.compile("idle 1 s: [1-9]\\d* Keep Alive completed, 0 failed,"
+          + " association connected").matcher(out).find(), out);
+      assertTrue(out.contains("read back after the idle period: 0 mismatched octets"), out);
+      assertTrue(out.endsWith("disconnected: shutdown complete (CSTS.SHST), 0 work requests"
+          + " outstanding\n"), out);
+
+      // KATO 0: no Keep Alive in the idle period, which exercise must call a failure.
+      String silent = run(1, "exercise", host, port, "--bytes", "64K", "--idle", "1", "--kato",
+          "0");
+      assertTrue(silent.contains("idle 1 s: 0 Keep Alive completed"), silent);
       assertEquals(0, target.keepAliveExpirations());
     }
   }

@@ -45,11 +45,18 @@ public final class NvmeofMain {
              nvmeof write    HOST PORT SLBA BLOCKS [--seed S] [options]
              nvmeof read     HOST PORT SLBA BLOCKS [options]
              nvmeof verify   HOST PORT SLBA BLOCKS [--seed S] [options]
+             nvmeof exercise HOST PORT [--bytes 8M] [--idle 30] [--window 64M] [--seed S]
+                             [options]
              nvmeof bench    HOST PORT [--seconds N] [--qd N] [--queues N] [options]
              nvmeof bench    --local [--size BYTES] [--seconds N] [--qd N] [--queues N] [options]
       host options: --nqn NQN  --kato MS  --pool (pre-registered buffers instead of per-I/O
                     registration)  --no-inline (no in-capsule writes)  --no-crc (MPA CRC off)
+                    --first-fpdu-delay MS (quiet after each MPA Reply, default 50: siw's
+                    accept race)
       write fills each block with a pattern of (seed, LBA); verify reads and compares it.
+      exercise: --bytes of random data in writes of random length at random LBAs of the first
+      --window octets, read back and compared, then --idle seconds with only Keep Alive and
+      one more read-back; exits 1 on any mismatched octet or a lost association.
       bench: 4 KiB random reads, then 128 KiB sequential reads, each --seconds long (default 10)
       at --qd commands outstanding per queue (default 32); --local serves a namespace in-process.
       """;
@@ -165,8 +172,13 @@ public final class NvmeofMain {
         .withIoQueues(Integer.parseInt(opts.getOrDefault("queues", "1")))
         .withQueueEntries(Integer.parseInt(opts.getOrDefault("qd", "32")))
         .withPerIoRegistration(!opts.containsKey("pool"))
-        .withInCapsuleWrites(!opts.containsKey("no-inline"));
+        .withInCapsuleWrites(!opts.containsKey("no-inline"))
+        .withFirstFpduDelay(Integer.parseInt(opts.getOrDefault("first-fpdu-delay",
+            Integer.toString(HostOptions.DEFAULT_FIRST_FPDU_DELAY_MILLIS))));
+    int exercised = -1;
+    NvmeHost closed;
     try (NvmeHost host = NvmeHost.connect(device, address, options)) {
+      closed = host;
       IdentifyNamespace ns = host.namespace();
       switch (command) {
         case "connect" -> out.printf("connected to %s at %s: controller %d, %d I/O queue(s) of %d"
@@ -182,9 +194,24 @@ public final class NvmeofMain {
           long seed = Long.parseLong(opts.getOrDefault("seed", "1"));
           return transfer(command, host, slba, blocks, seed, out);
         }
+        case "exercise" -> {
+          identify(host, out);
+          exercised = new Exercise(host, parseSize(opts.getOrDefault("window", "64M")), out)
+              .run(parseSize(opts.getOrDefault("bytes", "8M")),
+                  Long.parseLong(opts.getOrDefault("seed", "1")),
+                  Integer.parseInt(opts.getOrDefault("idle", "30")));
+        }
         case "bench" -> bench(host, Integer.parseInt(opts.getOrDefault("seconds", "10")), out);
         default -> throw new IllegalArgumentException("unknown command " + command + "\n" + USAGE);
       }
+    }
+    if (exercised >= 0) {
+      // After close: the controller's shutdown acknowledged, every work request completed.
+      boolean clean = closed.shutdownCompleted() && closed.outstandingWorkRequests() == 0;
+      out.printf("disconnected: shutdown %s, %d work requests outstanding%n",
+          closed.shutdownCompleted() ? "complete (CSTS.SHST)" : "NOT acknowledged",
+          closed.outstandingWorkRequests());
+      return clean ? exercised : 1;
     }
     return 0;
   }

@@ -63,6 +63,12 @@ public final class HostQueue implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(HostQueue.class.getName());
   private static final long SEND = 1L << 32;
   private static final long RECV = 2L << 32;
+  /**
+   * REG_MR and LOCAL_INV: posted unsignaled, so they complete only when flushed, and such a
+   * completion is not the command's Send (counting it as one made outstandingWorkRequests() -1
+   * when a command was posted into a queue pair the target had just disconnected).
+   */
+  private static final long MEMORY = 3L << 32;
   static final long TIMEOUT_SECONDS = 10;
 
   private final int qid;
@@ -100,6 +106,7 @@ public final class HostQueue implements AutoCloseable {
   private final AtomicLong postedSends = new AtomicLong();
   private final AtomicLong completedSends = new AtomicLong();
   private final AtomicLong postedRecvs = new AtomicLong();
+  private final AtomicLong flushedMemoryOperations = new AtomicLong();
   private final AtomicLong completedRecvs = new AtomicLong();
   private final AtomicLong keyMismatches = new AtomicLong();
   private volatile RdmaConnection connection;
@@ -153,15 +160,20 @@ public final class HostQueue implements AutoCloseable {
     }
   }
 
-  /** Connects with the NVMe/RDMA request private data; the target's CRQSIZE must fit. */
-  void connect(RdmaDevice device, InetSocketAddress target) {
+  /**
+   * Connects with the NVMe/RDMA request private data; the target's CRQSIZE must fit. The
+   * connection completes only after {@code firstFpduDelayMillis} of quiet after the MPA Reply
+   * (HostOptions#firstFpduDelayMillis), so the Fabrics Connect cannot meet siw's accept race.
+   */
+  void connect(RdmaDevice device, InetSocketAddress target, int firstFpduDelayMillis) {
     for (int s = 0; s < entries; s++) {
       postRecv(s);
     }
     cq.listener(this::onCompletion).requestNotify(false);
     ConnectParams params = ConnectParams.builder()
         .privateData(CmPrivateData.request(qid, entries, entries - 1))
-        .ird(16).connectTimeout(Duration.ofSeconds(TIMEOUT_SECONDS)).build();
+        .ird(16).connectTimeout(Duration.ofSeconds(TIMEOUT_SECONDS))
+        .firstFpduDelay(Duration.ofMillis(firstFpduDelayMillis)).build();
     RdmaConnection c;
     try {
       c = device.connect(qp, target, params).get(TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);
@@ -262,7 +274,7 @@ public final class HostQueue implements AutoCloseable {
     if (regions != null && length > 0) {
       // The region's Tagged Offset is the memory's native address, as the pool's is.
       int key = regions[slot].nextStag();
-      registerWrs[slot].reset().opcode(WorkRequestOpcode.REG_MR).wrId(SEND | slot)
+      registerWrs[slot].reset().opcode(WorkRequestOpcode.REG_MR).wrId(MEMORY | slot)
           .fastRegister(regions[slot], key, registrable, slot * slotBytes, length,
               AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
       liveKey[slot] = key;
@@ -415,8 +427,10 @@ public final class HostQueue implements AutoCloseable {
     int index = (int) wc.wrId();
     if (kind == SEND) {
       completedSends.incrementAndGet();
-    } else {
+    } else if (kind == RECV) {
       completedRecvs.incrementAndGet();
+    } else {
+      flushedMemoryOperations.incrementAndGet();
     }
     if (!wc.isSuccess()) {
       if (!lost) {
@@ -465,7 +479,7 @@ public final class HostQueue implements AutoCloseable {
       registered[slot] = false;
       try {
         qp.postSend(invalidateWrs[slot].reset().opcode(WorkRequestOpcode.LOCAL_INV)
-            .wrId(SEND | slot).invalidateStag(liveKey[slot]));
+            .wrId(MEMORY | slot).invalidateStag(liveKey[slot]));
       } catch (RuntimeException e) {
         LOG.log(System.Logger.Level.DEBUG, "nvmeof host queue {0}: LOCAL_INV: {1}", qid, e);
       }
@@ -506,18 +520,25 @@ public final class HostQueue implements AutoCloseable {
   }
 
   private void postRecv(int r) {
+    // Counted before it is posted: a receive posted into a queue pair in ERROR may be flushed on
+    // the event loop before this thread gets on, and must never be seen completed but not posted.
+    postedRecvs.incrementAndGet();
     try {
       qp.postRecv(recv.reset().wrId(RECV | r)
           .addSge(responseRegion, (long) r * Cqe.SIZE, Cqe.SIZE));
-      postedRecvs.incrementAndGet();
     } catch (IllegalStateException closed) {
-      // The queue is going.
+      postedRecvs.decrementAndGet(); // the queue is going: nothing was posted
     }
   }
 
   /** Work requests posted and not yet completed (successfully or flushed). */
   public long outstandingWorkRequests() {
     return postedSends.get() - completedSends.get() + postedRecvs.get() - completedRecvs.get();
+  }
+
+  /** Unsignaled REG_MR and LOCAL_INV requests that completed because they were flushed. */
+  public long flushedMemoryOperations() {
+    return flushedMemoryOperations.get();
   }
 
   /** Responses by Send with Invalidate that named no key this queue had asked to invalidate. */

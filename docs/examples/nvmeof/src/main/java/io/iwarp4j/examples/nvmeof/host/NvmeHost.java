@@ -45,6 +45,7 @@ public final class NvmeHost implements AutoCloseable {
   private IdentifyController controller;
   private IdentifyNamespace namespace;
   private int maxIoBytes;
+  private volatile boolean shutdownCompleted;
 
   /**
    * Connects to a target on a device of its own.
@@ -73,7 +74,7 @@ public final class NvmeHost implements AutoCloseable {
     this.options = options;
     ProtectionDomain pd = device.allocateProtectionDomain();
     admin = new HostQueue(device, pd, 0, ADMIN_ENTRIES, IdentifyController.SIZE, false);
-    admin.connect(device, target);
+    admin.connect(device, target, options.firstFpduDelayMillis());
     cntlid = fabricsConnect(admin, ConnectData.ANY_CONTROLLER, options.katoMillis());
     enable();
     controller = identifyController();
@@ -87,7 +88,7 @@ public final class NvmeHost implements AutoCloseable {
       HostQueue io = new HostQueue(device, pd, q, options.queueEntries(), maxIoBytes,
           options.perIoRegistration());
       ioQueues.add(io);
-      io.connect(device, target);
+      io.connect(device, target, options.firstFpduDelayMillis());
       if (options.inCapsuleWrites()
           && (controller.sgls() & IdentifyController.SGLS_OFFSET) != 0) {
         io.inCapsuleBytes(controller.inCapsuleDataSize());
@@ -260,6 +261,14 @@ public final class NvmeHost implements AutoCloseable {
     return n;
   }
 
+  /**
+   * Whether {@link #close()} saw the controller report its shutdown complete (CSTS.SHST = 10b)
+   * before it disconnected the queues: an orderly end the target took part in.
+   */
+  public boolean shutdownCompleted() {
+    return shutdownCompleted;
+  }
+
   /** Shuts the controller down (CC.SHN, if still connected) and disconnects every queue. */
   @Override
   public void close() {
@@ -271,8 +280,9 @@ public final class NvmeHost implements AutoCloseable {
         try {
           propertySet(Properties.CC, Properties.CC_ENTRY_SIZES | Properties.CC_SHN_NORMAL);
           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-          while ((propertyGet(Properties.CSTS, false) & Properties.CSTS_SHST_MASK)
-              != Properties.CSTS_SHST_COMPLETE && System.nanoTime() < deadline) {
+          while (!(shutdownCompleted = (propertyGet(Properties.CSTS, false)
+              & Properties.CSTS_SHST_MASK) == Properties.CSTS_SHST_COMPLETE)
+              && System.nanoTime() < deadline) {
             sleepMillis(10);
           }
         } catch (NvmeofException e) {
