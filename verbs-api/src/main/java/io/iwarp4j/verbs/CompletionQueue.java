@@ -253,6 +253,34 @@ public final class CompletionQueue implements AutoCloseable {
   }
 
   /**
+   * As {@link #offerQuietly}, for a completion written in place: claims the next entry, or
+   * returns -1 when the queue refuses it (closed, or full: the overrun is latched as for
+   * {@link #offerQuietly}). The producer fills {@link #claimedEntry} and then calls
+   * {@link #publishClaimed}, with nothing that can throw in between: one copy of the completion
+   * less than staging it and offering the staged copy.
+   */
+  long claimQuietly() {
+    if (state != 0) {
+      return -1;
+    }
+    long pos = ring.claim();
+    if (pos < 0) {
+      latchOverrun();
+    }
+    return pos;
+  }
+
+  /** The entry of a position {@link #claimQuietly} returned, to fill before publishing it. */
+  WorkCompletion claimedEntry(long pos) {
+    return ring.claimed(pos);
+  }
+
+  /** Makes a filled claimed entry visible to pollers, quietly, as {@link #offerQuietly} does. */
+  void publishClaimed(long pos) {
+    ring.publishReleasing(pos);
+  }
+
+  /**
    * Wakes the waiters and fires an armed notification for completions added by
    * {@link #offerQuietly}.
    *

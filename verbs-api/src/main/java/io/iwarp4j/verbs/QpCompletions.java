@@ -22,7 +22,7 @@ final class QpCompletions {
       signalCompletions();
     }
   };
-  // Completions added quietly and not signaled yet (see deliverSend).
+  // Completions added quietly and not signaled yet (see deliverSendSuccess).
   private boolean signalScheduled;
   private boolean sendCqUnsignaled;
   private boolean recvCqUnsignaled;
@@ -36,22 +36,9 @@ final class QpCompletions {
   }
 
   /**
-   * Adds a successful send completion without waking anyone yet; {@link #signalCompletions},
-   * run once at the end of this loop turn, wakes the poller and fires the notification. One
-   * wake-up per batch instead of one per completion: a poller woken by the first completion of a
-   * flush would otherwise take one, post one, park again and be woken again, a futex round trip
-   * per message on both threads.
+   * Adds a staged receive completion (Immediate Data), signalled as
+   * {@link #deliverSendSuccess}.
    */
-  boolean deliverSend(WorkCompletion wc) {
-    if (!sendCq.offerQuietly(wc)) {
-      return false;
-    }
-    sendCqUnsignaled = true;
-    scheduleSignal();
-    return true;
-  }
-
-  /** As {@link #deliverSend}, for a successful receive completion. */
   boolean deliverRecv(WorkCompletion wc) {
     if (!recvCq.offerQuietly(wc)) {
       return false;
@@ -92,16 +79,71 @@ final class QpCompletions {
   /** Fills the reused completion for {@code wr} (offered by the caller, after retiring it). */
   WorkCompletion stageSend(SendWorkRequest wr, WcStatus status, long byteLen,
       int vendorError) {
-    WorkCompletion wc = completion.reset()
-        .wrId(wr.wrId())
+    return fillSend(completion, wr.wrId(), status, wr.opcode().completionOpcode(), byteLen,
+        vendorError);
+  }
+
+  private WorkCompletion fillSend(WorkCompletion wc, long wrId, WcStatus status,
+      WcOpcode opcode, long byteLen, int vendorError) {
+    wc.reset()
+        .wrId(wrId)
         .status(status)
-        .opcode(wr.opcode().completionOpcode())
+        .opcode(opcode)
         .qpNumber(number)
         .vendorError(vendorError);
     if (status == WcStatus.SUCCESS && byteLen > 0) {
       wc.byteLen(byteLen);
     }
     return wc;
+  }
+
+  /**
+   * Adds the successful completion of a send work request already retired, written straight
+   * into the completion queue's entry (no staged copy), without waking anyone yet;
+   * {@link #signalCompletions}, run once at the end of this loop turn, wakes the poller and fires
+   * the notification. One wake-up per batch instead of one per completion: a poller woken by the
+   * first completion of a flush would otherwise take one, post one, park again and be woken
+   * again, a futex round trip per message on both threads.
+   *
+   * @return false when the completion queue refused it
+   */
+  boolean deliverSendSuccess(long wrId, WcOpcode opcode, long byteLen) {
+    long pos = sendCq.claimQuietly();
+    if (pos < 0) {
+      return false;
+    }
+    try {
+      fillSend(sendCq.claimedEntry(pos), wrId, WcStatus.SUCCESS, opcode, byteLen, 0);
+    } finally {
+      sendCq.publishClaimed(pos); // never a claimed entry left unpublished: pollers stop at it
+    }
+    sendCqUnsignaled = true;
+    scheduleSignal();
+    return true;
+  }
+
+  /**
+   * Adds the successful completion of a receive already retired, written straight into the
+   * completion queue's entry (no staged copy), signalled as {@link #deliverSendSuccess}.
+   *
+   * @return false when the completion queue refused it
+   */
+  boolean deliverRecvSuccess(long wrId, RdmapOpcode opcode, long length, int invalidatedStag) {
+    long pos = recvCq.claimQuietly();
+    if (pos < 0) {
+      return false;
+    }
+    boolean solicited;
+    try {
+      solicited = fillRecv(recvCq.claimedEntry(pos), wrId, WcStatus.SUCCESS, opcode, length,
+          invalidatedStag, 0).solicited(); // read before publishing: then it is the pollers'
+    } finally {
+      recvCq.publishClaimed(pos); // never a claimed entry left unpublished: pollers stop at it
+    }
+    recvCqUnsignaled = true;
+    recvSolicitedUnsignaled |= solicited;
+    scheduleSignal();
+    return true;
   }
 
   WorkCompletion stageImmediate(RecvWorkRequest wr, RdmapOpcode opcode, long data) {
@@ -117,8 +159,13 @@ final class QpCompletions {
   /** Fills the reused completion for {@code wr} (offered by the caller, after retiring it). */
   WorkCompletion stageRecv(RecvWorkRequest wr, WcStatus status, RdmapOpcode opcode,
       long length, int invalidatedStag, int vendorError) {
-    WorkCompletion wc = completion.reset()
-        .wrId(wr.wrId())
+    return fillRecv(completion, wr.wrId(), status, opcode, length, invalidatedStag, vendorError);
+  }
+
+  private WorkCompletion fillRecv(WorkCompletion wc, long wrId, WcStatus status,
+      RdmapOpcode opcode, long length, int invalidatedStag, int vendorError) {
+    wc.reset()
+        .wrId(wrId)
         .status(status)
         .opcode(WcOpcode.RECV)
         .qpNumber(number)

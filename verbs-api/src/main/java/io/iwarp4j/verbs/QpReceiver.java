@@ -80,10 +80,11 @@ final class QpReceiver {
     if (e == null) {
       return false;
     }
-    WorkCompletion wc = completions.stageRecv(e.wr, WcStatus.SUCCESS, opcode,
-        Integer.toUnsignedLong(length), invalidatedStag, 0);
+    long wrId = e.wr.wrId();
     rq.retireOldest(); // before the completion is visible: a poller may repost at once
-    if (!completions.deliverRecv(wc)) {
+    // Written straight into the completion queue's entry: no staged copy to copy again.
+    if (!completions.deliverRecvSuccess(wrId, opcode, Integer.toUnsignedLong(length),
+        invalidatedStag)) {
       teardown.completionRefused(recvCq);
     }
     return true;

@@ -289,11 +289,14 @@ final class SendIssuer {
     SendQueue.Entry e;
     while ((e = sq.retirable()) != null) {
       boolean signaled = signalAll || e.wr.isSignaled();
-      WorkCompletion wc =
-          signaled ? completions.stageSend(e.wr, WcStatus.SUCCESS, e.byteLen, 0) : null;
-      // Free the slot before the completion is visible: a poller may repost at once.
+      // What the completion needs, read before the slot is freed: a poller may repost at once,
+      // so the slot is retired before the completion (written straight into the completion
+      // queue's entry, no staged copy) is visible.
+      long wrId = e.wr.wrId();
+      WcOpcode opcode = e.wr.opcode().completionOpcode();
+      long byteLen = e.byteLen;
       sq.retireOldest();
-      boolean accepted = wc == null || completions.deliverSend(wc);
+      boolean accepted = !signaled || completions.deliverSendSuccess(wrId, opcode, byteLen);
       if (!accepted) {
         teardown.completionRefused(sendCq);
         return;

@@ -158,6 +158,48 @@ class CompletionQueueTest {
   }
 
   @Test
+  void aCompletionWrittenInPlaceIsPolledOnceItIsPublished() {
+    CompletionQueue cq = new CompletionQueue(2);
+    long pos = cq.claimQuietly();
+    assertTrue(pos >= 0);
+    cq.claimedEntry(pos).reset().wrId(42).status(WcStatus.SUCCESS).opcode(WcOpcode.RECV)
+        .byteLen(64).qpNumber(5);
+    WorkCompletion[] out = slots(2);
+    assertEquals(0, cq.poll(out), "claimed, not yet published");
+    cq.publishClaimed(pos);
+    assertEquals(1, cq.poll(out));
+    assertEquals(42, out[0].wrId());
+    assertEquals(WcStatus.SUCCESS, out[0].status());
+    assertEquals(WcOpcode.RECV, out[0].opcode());
+    assertEquals(64, out[0].byteLen());
+    assertEquals(5, out[0].qpNumber());
+  }
+
+  @Test
+  void aClaimOnAFullQueueLatchesOverrunLikeAnOffer() {
+    CountingListener listener = new CountingListener();
+    CompletionQueue cq = new CompletionQueue(1, listener);
+    assertTrue(cq.offerQuietly(success(1)));
+    assertEquals(-1, cq.claimQuietly(), "no room");
+    assertTrue(cq.isOverrun());
+    assertEquals(1, listener.overruns.get());
+    WorkCompletion[] out = slots(1);
+    assertEquals(1, cq.poll(out));
+    assertEquals(-1, cq.claimQuietly(), "overrun is sticky for claims too");
+    assertEquals(1, listener.overruns.get(), "the overrun event fires once");
+  }
+
+  @Test
+  void aClosedQueueRefusesClaimsWithoutAnOverrun() {
+    CountingListener listener = new CountingListener();
+    CompletionQueue cq = new CompletionQueue(2, listener);
+    cq.close();
+    assertEquals(-1, cq.claimQuietly());
+    assertFalse(cq.isOverrun());
+    assertEquals(0, listener.overruns.get());
+  }
+
+  @Test
   void overflowLatchesOverrunAndRefusesEveryLaterCompletion() {
     CountingListener listener = new CountingListener();
     CompletionQueue cq = new CompletionQueue(3, listener);

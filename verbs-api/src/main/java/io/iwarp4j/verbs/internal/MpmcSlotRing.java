@@ -226,6 +226,40 @@ public final class MpmcSlotRing<T> {
   }
 
   /**
+   * Claims the next free position for a value written in place, instead of copied from a
+   * staging object as {@link #offer} does: the caller writes the value into
+   * {@link #claimed(long) claimed(pos)} and then publishes it with {@link #publishReleasing}.
+   * Until then consumers stop at this slot (values published after it wait too), so nothing that
+   * can throw or block may run in between. Safe from any number of threads.
+   *
+   * @return the claimed position, or -1 when the ring was full
+   */
+  public long claim() {
+    return claimProducer();
+  }
+
+  /**
+   * The slot object of a position {@link #claim} returned and not yet published: the value is
+   * written into it.
+   *
+   * @param pos the claimed position
+   * @return the slot object, owned by the caller until {@link #publishReleasing}
+   */
+  public T claimed(long pos) {
+    return slot(index(pos)).item;
+  }
+
+  /**
+   * Publishes a claimed position with a release write, as {@link #offerReleasing} does: a
+   * producer that adds a batch this way calls {@link #publishFence()} once after it.
+   *
+   * @param pos the claimed position, written and not yet published
+   */
+  public void publishReleasing(long pos) {
+    SEQ.setRelease(slot(index(pos)), 2 * pos + 1);
+  }
+
+  /**
    * A full fence: after values added by {@link #offerReleasing}, it orders their publication
    * before the caller's next reads (of the waiters a consumer registered before it called
    * {@link #mayHaveReady()}), as {@link #offer}'s volatile write does for one value.

@@ -295,4 +295,42 @@ class MpmcSlotRingTest {
       assertEquals(1, seen.get(v), "value " + v);
     }
   }
+
+  @Test
+  void aValueWrittenInPlaceIsInvisibleUntilPublishedAndHoldsUpLaterValues() {
+    MpmcSlotRing<Cell> ring = ring(4);
+    long first = ring.claim();
+    assertEquals(0, first);
+    ring.claimed(first).value = 10;
+    assertTrue(ring.offer(cell(11)), "a value offered after the claim");
+    Cell out = new Cell();
+    assertFalse(ring.poll(out), "the claimed slot is not published: consumers stop at it");
+    Cell[] batch = {new Cell(), new Cell()};
+    assertEquals(0, ring.poll(batch, 2));
+    ring.publishReleasing(first);
+    assertEquals(2, ring.poll(batch, 2));
+    assertEquals(10, batch[0].value, "the value written in place, in claim order");
+    assertEquals(11, batch[1].value);
+    assertFalse(ring.poll(out));
+  }
+
+  @Test
+  void claimsCountAgainstTheCapacityAndWrapLikeOffers() {
+    MpmcSlotRing<Cell> ring = ring(3);
+    Cell out = new Cell();
+    for (int lap = 0; lap < 5; lap++) {
+      for (int i = 0; i < 3; i++) {
+        long pos = ring.claim();
+        assertEquals(lap * 3L + i, pos);
+        ring.claimed(pos).value = pos;
+        ring.publishReleasing(pos);
+      }
+      assertEquals(-1, ring.claim(), "full: lap " + lap);
+      assertFalse(ring.offer(cell(-1)), "full for offers too");
+      for (int i = 0; i < 3; i++) {
+        assertTrue(ring.poll(out));
+        assertEquals(lap * 3L + i, out.value);
+      }
+    }
+  }
 }
