@@ -539,8 +539,14 @@ class QueuePairTest {
     assertEquals(1, flushed.size());
     assertEquals(51, flushed.get(0).wrId());
     assertEquals(WcStatus.WR_FLUSH_ERR, flushed.get(0).status());
-    h.loop.runAll(); // the close's own task: nothing left to do
-    closer.join(10_000);
+    // The close's own task (nothing left for it to do). close() queues it after it made the
+    // state CLOSED, so on a loaded machine it may not be queued yet: run the loop until the
+    // closer has returned.
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    do {
+      h.loop.runAll();
+      closer.join(10);
+    } while (closer.isAlive() && System.nanoTime() < until);
     assertFalse(closer.isAlive());
     assertEquals(1, h.ep.closes, "closed once");
     assertTrue(h.errors.isEmpty(), "a local close reports no error: " + h.errors);
