@@ -374,7 +374,9 @@ public final class QueuePair implements AutoCloseable {
    * Posts a receive work request, like {@code ibv_post_recv}: buffers for the next incoming
    * Send. Allowed from {@link QpState#INIT} on; receives posted before the connection exists
    * are handed to it when it does. The request is copied; reuse it at once. Lock-free,
-   * allocation-free.
+   * allocation-free. Posted from another thread while the queue pair is connected, it wakes no
+   * event loop: the loop takes it when a message finds no receive handed over, or with the next
+   * send drain.
    *
    * @param wr the work request
    * @throws IllegalStateException after {@link #close()} (in {@link QpState#ERROR} the request is
