@@ -11,6 +11,8 @@
 #   ucx               ucx_perftest -t tag_lat -s 8 over tcp on lo (two processes, busy-polling)
 #   jmh-verbs-parked[-old]  VerbsLatencyBenchmark SEND 8 B, CRC on, PARKED (the suite's row)
 #   jmh-netty-park    NettyLatencyBenchmark 8 B PARK (the suite's baseline for that row)
+#   jmh-netty-park-thread  ... echo=THREAD: a parked application thread at both ends, each
+#                     handing its message to its loop (iwarp-perf send_lat's parked structure)
 #   jmh-loop-parked / jmh-loop-busy  VerbsLoopLatencyBenchmark 8 B, CRC on, PARKED / BUSY_POLL
 # Each line: round, variant, round trip in us, 1-minute load average after the run.
 # Usage: lowlat-ab.sh JAR [ROUNDS] [ITERS] [OLD_JAR]   (OLD_JAR adds the *-old variants)
@@ -56,11 +58,12 @@ run() {
     jmh-verbs-parked) jmh "$JAR" 'VerbsLatencyBenchmark.roundTrip' -p kind=SEND -p crc=true -p pollMode=PARKED ;;
     jmh-verbs-parked-old) jmh "$OLD" 'VerbsLatencyBenchmark.roundTrip' -p kind=SEND -p crc=true -p pollMode=PARKED ;;
     jmh-netty-park) jmh "$JAR" 'NettyLatencyBenchmark.roundTrip' -p wait=PARK ;;
+    jmh-netty-park-thread) jmh "$JAR" 'NettyLatencyBenchmark.roundTrip' -p wait=PARK -p echo=THREAD ;;
     jmh-loop-parked) jmh "$JAR" 'VerbsLoopLatencyBenchmark' -p crc=true -p pollMode=PARKED ;;
     jmh-loop-busy) jmh "$JAR" 'VerbsLoopLatencyBenchmark' -p crc=true -p pollMode=BUSY_POLL ;;
   esac
 }
-VARIANTS="ipf-parked ipf-parked-rtc ipf-busy ipf-busy-rtc ucx jmh-verbs-parked jmh-netty-park jmh-loop-parked jmh-loop-busy"
+VARIANTS="ipf-parked ipf-parked-rtc ipf-busy ipf-busy-rtc ucx jmh-verbs-parked jmh-netty-park jmh-netty-park-thread jmh-loop-parked jmh-loop-busy"
 if [ -n "$OLD" ]; then
   VARIANTS="ipf-parked-old $VARIANTS ipf-busy-old jmh-verbs-parked-old"
 fi
@@ -96,6 +99,7 @@ for a, b in [("ipf-busy-rtc", "ucx"), ("ipf-busy", "ucx"), ("ipf-busy-old", "ucx
              ("jmh-loop-busy", "ucx"), ("jmh-verbs-parked", "jmh-netty-park"),
              ("jmh-verbs-parked-old", "jmh-netty-park"), ("ipf-parked", "jmh-netty-park"),
              ("ipf-parked-old", "jmh-netty-park"), ("ipf-parked-rtc", "jmh-netty-park"),
+             ("ipf-parked", "jmh-netty-park-thread"), ("ipf-parked-old", "jmh-netty-park-thread"),
              ("jmh-loop-parked", "jmh-netty-park")]:
     ratio(a, b)
 EOF
