@@ -48,7 +48,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Timeout(time = 60)
 public class VerbsLoopLatencyBenchmark {
   /** Round trips per invocation. */
-  static final int BATCH = 100;
+  public static final int BATCH = 100;
   private static final int ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE;
   private static final int RECVS = 8;
 
