@@ -2,8 +2,10 @@
 # 8-octet Send ping-pong round trips, parked and low-latency, interleaved: every variant once per
 # round (odd rounds in the order below, even rounds reversed), then per-variant medians and the
 # per-round ratios of issue 17's acceptance 1 and 2. Round trip = 2 x t_typical (iwarp-perf),
-# 2 x UCX's typical one-way latency, or a JMH row's p50 (SampleTime, one fork, 2 x 1 s warm-up,
-# 3 x 1 s measured; VerbsLoopLatencyBenchmark: per round trip, the p50 of 100-round-trip means).
+# 2 x UCX's typical one-way latency, or a JMH row's p50 (SampleTime, one fork, JMH_WI x 1 s
+# warm-up (default 5, as run-suite.py's targets: with 2, C2 still compiles iwarp4j's data path in
+# the measured seconds), 3 x 1 s measured; VerbsLoopLatencyBenchmark: per round trip, the p50
+# of 100-round-trip means).
 #   ipf-parked[-old]  iwarp-perf loopback send_lat -s 8 (parked, the default)
 #   ipf-parked-rtc    ... --run-to-completion (the ping-pong runs on the event loops)
 #   ipf-busy[-old]    ... --busy-poll (four spinners in loopback: two loops, two threads)
@@ -41,7 +43,7 @@ jmh() {
   jar=$1
   shift
   json=$(mktemp --suffix=.json)
-  java -Djmh.ignoreLock=true -jar "$jar" jmh "$@" -p size=8 -f 1 -wi 2 -i 3 -w 1s -r 1s \
+  java -Djmh.ignoreLock=true -jar "$jar" jmh "$@" -p size=8 -f 1 -wi "${JMH_WI:-5}" -i 3 -w 1s -r 1s \
     -rf json -rff "$json" >/dev/null 2>&1
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.2f" % d[0]["primaryMetric"]["scorePercentiles"]["50.0"])' "$json"
   rm -f "$json"
