@@ -18,11 +18,14 @@
 #   jmh-loop-parked / jmh-loop-busy  VerbsLoopLatencyBenchmark 8 B, CRC on, PARKED / BUSY_POLL
 # Each line: round, variant, round trip in us, 1-minute load average after the run.
 # Usage: lowlat-ab.sh JAR [ROUNDS] [ITERS] [OLD_JAR]   (OLD_JAR adds the *-old variants)
+# ITERS: iwarp-perf's -n (default 20000; its latency tests have no warm-up, so take 200000 for
+# a median of JIT-compiled code); UCX_N: ucx_perftest's -n (default 20000, after its -w 1000).
 set -eu
 JAR=$1
 ROUNDS=${2:-3}
 N=${3:-20000}
 OLD=${4:-}
+UCX_N=${UCX_N:-20000}
 OUT=$(mktemp)
 perf() {
   jar=$1
@@ -36,7 +39,8 @@ ucx() {
   server=$!
   sleep 1
   UCX_TLS=tcp UCX_NET_DEVICES=lo timeout 120 ucx_perftest 127.0.0.1 -p "$port" -t tag_lat -s 8 \
-    -n "$N" -w 1000 -v 2>/dev/null | awk -F, -v n="$N" '$1 == n {v = 2 * $2} END {printf "%.2f\n", v}'
+    -n "$UCX_N" -w 1000 -v 2>/dev/null | awk -F, -v n="$UCX_N" '$1 == n {v = 2 * $2} END {printf "%.2f\n", v}'
+  kill "$server" 2>/dev/null || true # a client that timed out leaves it waiting
   wait "$server" 2>/dev/null || true
 }
 jmh() {
