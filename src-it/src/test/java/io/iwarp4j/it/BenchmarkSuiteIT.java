@@ -6,6 +6,7 @@ import io.iwarp4j.benchmarks.suite.NettyStreamBenchmark;
 import io.iwarp4j.benchmarks.suite.NioStreamBenchmark;
 import io.iwarp4j.benchmarks.suite.VerbsBandwidthBenchmark;
 import io.iwarp4j.benchmarks.suite.VerbsLatencyBenchmark;
+import io.iwarp4j.benchmarks.suite.VerbsLoopLatencyBenchmark;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -192,12 +193,32 @@ class BenchmarkSuiteIT {
     }
   }
 
-  @ParameterizedTest(name = "{0} B {1}")
-  @CsvSource({"8, PARK", "4096, SPIN"})
-  void nettyLatency(int size, String wait) throws Exception {
+  @ParameterizedTest(name = "{0} B crc {1} {2}")
+  @CsvSource({"8, true, PARKED", "4096, false, BUSY_POLL"})
+  void verbsLoopLatency(int size, boolean crc, String pollMode) throws Exception {
+    VerbsLoopLatencyBenchmark b = new VerbsLoopLatencyBenchmark();
+    b.size = size;
+    b.crc = crc;
+    b.pollMode = pollMode;
+    b.setUp();
+    try {
+      for (int i = 1; i <= 3; i++) {
+        if (b.roundTrips() != (long) i * VerbsLoopLatencyBenchmark.BATCH) {
+          throw new AssertionError("batch " + i + " returned the wrong sequence number");
+        }
+      }
+    } finally {
+      b.tearDown();
+    }
+  }
+
+  @ParameterizedTest(name = "{0} B {1} echo {2}")
+  @CsvSource({"8, PARK, LOOP", "4096, SPIN, LOOP", "8, PARK, THREAD"})
+  void nettyLatency(int size, String wait, String echo) throws Exception {
     NettyLatencyBenchmark b = new NettyLatencyBenchmark();
     b.size = size;
     b.wait = wait;
+    b.echo = echo;
     b.setUp();
     try {
       for (int i = 1; i <= OPS; i++) {

@@ -79,6 +79,39 @@ class IwarpPerfLowLatencyIT {
     }
   }
 
+  /**
+   * {@code --run-to-completion}: the ping-pong runs on the event loops, parked or busy-polled;
+   * the application threads hand the loops nothing after the client's first Send and are never
+   * unparked per message (one stray count allowed, as above).
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"--no-progress, parked", "--busy-poll, busy-poll"})
+  void sendLatRunsToCompletionOnTheLoops(String option, String kind) {
+    Run r = perf("loopback", "send_lat", "-n", "200", "-s", "8", "--no-progress",
+        "--run-to-completion", option);
+    assertEquals(0, r.status(), r.out() + r.err());
+    Matcher m = LAT_LINE.matcher(r.out());
+    assertTrue(m.find(), "no result line: " + r.out());
+    assertEquals(8, Long.parseLong(m.group(1)));
+    assertEquals(200, Long.parseLong(m.group(2)));
+    double min = Double.parseDouble(m.group(3));
+    double typical = Double.parseDouble(m.group(5));
+    assertTrue(min > 0 && min <= typical, m.group());
+    Matcher w = Pattern.compile("# wake-ups per round trip \\(this end, ([a-z-]+), "
+        + "run-to-completion\\): loop ([0-9.]+), poller ([0-9.]+)").matcher(r.err());
+    assertTrue(w.find(), "no wake-up line: " + r.err());
+    assertEquals(kind, w.group(1));
+    assertTrue(Double.parseDouble(w.group(2)) * 200 < 2.5, "the first Send only: " + w.group());
+    assertTrue(Double.parseDouble(w.group(3)) * 200 < 1.5, w.group());
+  }
+
+  @Test
+  void runToCompletionIsForSendLatOnly() {
+    Run r = perf("loopback", "write_lat", "--run-to-completion");
+    assertEquals(2, r.status(), r.out() + r.err());
+    assertTrue(r.err().contains("--run-to-completion applies to send_lat"), r.err());
+  }
+
   @ParameterizedTest(name = "{0} {1}")
   @CsvSource({"write_bw, --busy-poll", "send_bw, --busy-poll", "write_bw, -e", "send_bw, -e",
       "read_bw, -e"})

@@ -131,7 +131,7 @@ public final class QueuePair implements AutoCloseable {
         InlineData::gather, this::wakeUp);
     // Receives taken from a shared queue are posted on the loop itself: no wake-up.
     this.rq = new ReceiveQueue(caps.maxRecvWr(), caps.maxRecvSge(),
-        srq == null ? this::wakeUp : SharedReceives.NO_WAKE_UP);
+        srq == null ? this::receivePosted : SharedReceives.NO_WAKE_UP);
     this.completions = new QpCompletions(this);
     this.teardown = new QpTeardown(this, sq, rq, counters, completions);
     this.sender = new SendIssuer(this, sq, signalAll, completions, teardown);
@@ -374,7 +374,9 @@ public final class QueuePair implements AutoCloseable {
    * Posts a receive work request, like {@code ibv_post_recv}: buffers for the next incoming
    * Send. Allowed from {@link QpState#INIT} on; receives posted before the connection exists
    * are handed to it when it does. The request is copied; reuse it at once. Lock-free,
-   * allocation-free.
+   * allocation-free. Posted from another thread while the queue pair is connected, it wakes no
+   * event loop: the loop takes it when a message finds no receive handed over, or with the next
+   * send drain.
    *
    * @param wr the work request
    * @throws IllegalStateException after {@link #close()} (in {@link QpState#ERROR} the request is
@@ -484,6 +486,27 @@ public final class QueuePair implements AutoCloseable {
 
   /** Run by a poster when the loop should drain (once per batch, see MpscSlotRing). */
   private void wakeUp() {
+    binding.wakeUp();
+  }
+
+  /**
+   * Run by a receive poster instead of {@link #wakeUp}: while the queue pair is RTR or RTS on a
+   * bound loop, a receive posted from another thread waits in its ring, and the loop takes it
+   * when a message finds no receive handed over ({@link QpEndpointEvents#onReceiveBufferNeeded})
+   * or with the next drain of the send ring, whichever comes first: no wake-up of a sleeping
+   * loop per reposted receive (in a parked ping-pong that reposts after each answer, one eventfd
+   * write and one epoll wake-up per round trip). In any other state a drain is queued as
+   * before: INIT binds and drains later, ERROR and CLOSED must flush it.
+   *
+   * <p>No receive is stranded: the poster published its slot (a volatile write) before it reads
+   * the state here (a volatile read), and the loop writes ERROR or CLOSED before the drain that
+   * flushes; so either this read sees the new state and queues a drain, or that drain sees the
+   * slot.
+   */
+  private void receivePosted() {
+    if (isLive() && binding.loop() != null) {
+      return;
+    }
     binding.wakeUp();
   }
 

@@ -28,6 +28,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * buffer; one JMH operation is one round trip. The benchmark thread waits parked ({@code PARK},
  * the baseline for SEND, which parks in {@code CompletionQueue.await}) or spinning ({@code
  * SPIN}, the baseline for WRITE, whose client polls memory).
+ *
+ * <p>{@code echo=THREAD} ({@code -p echo=THREAD}; default {@code LOOP}) answers from a server
+ * thread instead: parked until the server's event loop unparks it for each message, it posts
+ * the answer back to that loop, as the client posts its ping. An application thread at both
+ * ends, each woken by its loop and handing its message to it: the structure of {@code
+ * iwarp-perf send_lat} parked (perftest's), against which the default row is the structure of
+ * {@link VerbsLatencyBenchmark}'s SEND (the server answers on its loop).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
@@ -46,6 +53,10 @@ public class NettyLatencyBenchmark {
   @Param({"PARK", "SPIN"})
   public String wait;
 
+  /** LOOP (the server's event loop answers) or THREAD (a parked server thread answers). */
+  @Param({"LOOP"})
+  public String echo = "LOOP";
+
   private NettyPair pair;
   private BaselineSender sender;
   private ByteBuf source;
@@ -54,6 +65,10 @@ public class NettyLatencyBenchmark {
   private final AtomicLong pongs = new AtomicLong();
   private final SpinWait spin = new SpinWait();
   private volatile Thread waiter;
+  private final AtomicLong pings = new AtomicLong();
+  private BaselineSender answerer;
+  private Thread echoThread;
+  private volatile boolean stop;
   private boolean park;
   private long seq;
 
@@ -67,13 +82,23 @@ public class NettyLatencyBenchmark {
     source = PooledByteBufAllocator.DEFAULT.directBuffer(size, size).writeZero(size);
     serverSink = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
     clientSink = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+    boolean onLoop = echo.equals("LOOP");
+    if (!onLoop && !echo.equals("THREAD")) {
+      throw new IllegalArgumentException("echo must be LOOP or THREAD, not " + echo);
+    }
     pair = new NettyPair(1,
-        i -> new FrameReceiver(serverSink, size, (ctx, message) -> {
+        i -> new FrameReceiver(serverSink, size, onLoop ? (ctx, message) -> {
           FrameReceiver.writeMessage(ctx.channel(), message, size, null);
           ctx.flush();
-        }),
+        } : this::onPing),
         i -> new FrameReceiver(clientSink, size, this::onPong));
     sender = new BaselineSender(pair.clients[0], source, size, false, false);
+    if (!onLoop) {
+      answerer = new BaselineSender(pair.servers[0], serverSink, size, false, false);
+      echoThread = new Thread(this::answerPings, "netty-echo");
+      echoThread.setDaemon(true);
+      echoThread.start();
+    }
   }
 
   private void onPong(ChannelHandlerContext ctx, ByteBuf message) {
@@ -81,6 +106,24 @@ public class NettyLatencyBenchmark {
     Thread t = waiter;
     if (t != null) {
       LockSupport.unpark(t);
+    }
+  }
+
+  private void onPing(ChannelHandlerContext ctx, ByteBuf message) {
+    pings.lazySet(pings.get() + 1); // only the server's event loop writes it
+    LockSupport.unpark(echoThread);
+  }
+
+  /** echo=THREAD: parks until the next ping has arrived, then posts the answer. */
+  private void answerPings() {
+    long answered = 0;
+    while (!stop) {
+      if (pings.get() == answered) {
+        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(100));
+        continue;
+      }
+      answered++;
+      answerer.post();
     }
   }
 
@@ -117,12 +160,20 @@ public class NettyLatencyBenchmark {
 
   /** Closes everything and releases every buffer. */
   @TearDown(Level.Trial)
-  public void tearDown() {
+  public void tearDown() throws InterruptedException {
+    stop = true;
+    if (echoThread != null) {
+      LockSupport.unpark(echoThread);
+      echoThread.join(TimeUnit.SECONDS.toMillis(VerbsPair.WAIT_SECONDS));
+    }
     if (pair != null) {
       pair.close();
     }
     if (sender != null) {
       sender.release();
+    }
+    if (answerer != null) {
+      answerer.release();
     }
     source.release();
     serverSink.release();

@@ -87,6 +87,13 @@ final class VerbsPair implements AutoCloseable {
   VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
       CompletionListener serverListener, int srqDepth, PollMode pollMode, boolean tls)
       throws Exception {
+    this(n, crc, sendWr, recvWr, readDepth, serverListener, null, srqDepth, pollMode, tls);
+  }
+
+  /** As above, with {@code clientListener} (or null) on the client's completion queue. */
+  VerbsPair(int n, boolean crc, int sendWr, int recvWr, int readDepth,
+      CompletionListener serverListener, CompletionListener clientListener, int srqDepth,
+      PollMode pollMode, boolean tls) throws Exception {
     TlsSettings serverTls = null;
     TlsSettings clientTls = null;
     if (tls) {
@@ -105,7 +112,8 @@ final class VerbsPair implements AutoCloseable {
       serverPd = serverDevice.allocateProtectionDomain();
       clientPd = clientDevice.allocateProtectionDomain();
       int cqe = Math.max(1024, n * (sendWr + recvWr));
-      clientCq = clientDevice.createCompletionQueue(cqe);
+      clientCq = clientListener == null ? clientDevice.createCompletionQueue(cqe)
+          : clientDevice.createCompletionQueue(cqe, clientListener);
       serverCq = serverListener == null ? serverDevice.createCompletionQueue(cqe)
           : serverDevice.createCompletionQueue(cqe, serverListener);
       serverSrq = srqDepth > 0 ? serverPd.createSharedReceiveQueue(

@@ -54,6 +54,11 @@ public final class PerfOptions {
   boolean busyPoll;
   /** {@code -e}: data completions are waited for through a completion channel. */
   boolean events;
+  /**
+   * {@code --run-to-completion}: send_lat's ping-pong is played by both ends' receive
+   * completion listeners on the event loops ({@link LoopPingPong}).
+   */
+  boolean runToCompletion;
   /** {@code --tls}: every connection runs over TLS 1.3 (an iwarp4j extension). */
   boolean tls;
   /** {@code --tls-keystore}: this end's key and certificate, or null (loopback generates). */
@@ -122,6 +127,7 @@ public final class PerfOptions {
         case "--tls-truststore" -> o.tlsTruststore = Path.of(value(args, ++i, a, inline));
         case "--busy-poll", "--busy_poll" -> o.busyPoll = true;
         case "-e", "--events" -> o.events = true;
+        case "--run-to-completion", "--rtc" -> o.runToCompletion = true;
         // perftest options that need no action here: rdma_cm is our only connection method,
         // there is no CPU frequency to check, no device to pick, one port.
         case "-R", "--rdma_cm", "-F", "--CPU-freq", "-z", "--comm_rdma_cm" -> {
@@ -176,6 +182,14 @@ public final class PerfOptions {
     if (busyPoll && events) {
       throw new UsageException("--busy-poll and -e exclude each other: spin on the completion"
           + " queue or sleep until its channel has an event");
+    }
+    if (runToCompletion && mode != PerfMode.SEND_LAT) {
+      throw new UsageException("--run-to-completion applies to send_lat (its ping-pong runs"
+          + " from the receive completions; write_lat has none)");
+    }
+    if (runToCompletion && events) {
+      throw new UsageException("--run-to-completion and -e exclude each other: completions are"
+          + " handled by a listener on the event loop, not taken from a channel");
     }
     boolean lat = mode.isLatency();
     if (mode == PerfMode.ATOMIC_BW) {
@@ -545,6 +559,15 @@ public final class PerfOptions {
   }
 
   /**
+   * {@code --run-to-completion}: send_lat's ping-pong runs on the event loops.
+   *
+   * @return true with --run-to-completion
+   */
+  boolean runToCompletion() {
+    return runToCompletion;
+  }
+
+  /**
    * Whether the test runs for a duration instead of an iteration count.
    *
    * @return true with {@code -D}
@@ -607,6 +630,7 @@ public final class PerfOptions {
     c.warmupSeconds = warmupSeconds;
     c.busyPoll = busyPoll;
     c.events = events;
+    c.runToCompletion = runToCompletion;
     c.tls = tls;
     c.tlsKeystore = tlsKeystore;
     c.tlsPassword = tlsPassword;
@@ -648,6 +672,11 @@ public final class PerfOptions {
       "                      tool spins on its completion queues (a core per spinning thread)",
       "  -e, --events        wait for completions through a completion channel (arm, poll,",
       "                      sleep until the event) instead of polling",
+      "  --run-to-completion send_lat: each end answers from its receive completion listener",
+      "                      on the event loop (repost, post the next Send, unsignaled); the",
+      "                      application thread only waits for the end. No thread hand-off per",
+      "                      message; with --busy-poll the event loops are the only spinners",
+      "                      (one per end, as a C library polling its own socket)",
       "  --tls               TLS 1.3 on every connection, both roles (an iwarp4j extension,",
       "                      not interoperable with siw/RNICs); mutual authentication",
       "  --tls-keystore F    this end's PKCS12 key store (loopback: one is generated)",

@@ -84,6 +84,8 @@ final class PerfSession implements AutoCloseable {
   final SharedReceiveQueue srq;
   /** How the runners wait for data completions ({@code --busy-poll}, {@code -e}, parked). */
   final CompletionWaiter waiter;
+  /** send_lat with {@code --run-to-completion}: the receive queue's listener; null otherwise. */
+  final LoopPingPong loopPingPong;
   final QueuePair[] qps;
   final MemoryRegion[] local;
   final MemoryRegion[] target;
@@ -163,7 +165,9 @@ final class PerfSession implements AutoCloseable {
     int recvCqe = Math.max(64, 2 * q * opts.rxDepth());
     sendCq = channel != null ? device.createCompletionQueue(sendCqe, channel)
         : device.createCompletionQueue(sendCqe);
+    loopPingPong = opts.runToCompletion() ? new LoopPingPong() : null;
     recvCq = channel != null ? device.createCompletionQueue(recvCqe, channel)
+        : loopPingPong != null ? device.createCompletionQueue(recvCqe, loopPingPong)
         : device.createCompletionQueue(recvCqe);
     qps = new QueuePair[q];
     local = new MemoryRegion[q];

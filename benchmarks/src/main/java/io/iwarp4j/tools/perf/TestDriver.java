@@ -113,6 +113,7 @@ final class TestDriver {
         for (long k = 0; k < depth; k++) {
           s.qps[0].postRecv(rwr.reset().wrId(0).addSge(s.target[0], 0, size));
         }
+        r.armLoop(size); // --run-to-completion: the listener must be ready for the first Send
         s.sync(); // the peer sends only after our receives are up
       }
       LatencyRunner.Result res = r.run(size);

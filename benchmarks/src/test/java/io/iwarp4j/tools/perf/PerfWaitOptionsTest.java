@@ -1,6 +1,7 @@
 package io.iwarp4j.tools.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,6 +38,26 @@ class PerfWaitOptionsTest {
         () -> PerfOptions.parse(new String[] {"send_lat", "--busy-poll", "-e"}));
     assertTrue(e.getMessage().contains("exclude each other"), e.getMessage());
     assertTrue(PerfOptions.USAGE.contains("--busy-poll") && PerfOptions.USAGE.contains("--events"));
+  }
+
+  @Test
+  void runToCompletionReachesBothLoopbackRolesForSendLatOnly() throws UsageException {
+    assertFalse(PerfOptions.parse(new String[] {"loopback", "send_lat"}).runToCompletion());
+    for (String flag : new String[] {"--run-to-completion", "--rtc"}) {
+      for (String wait : new String[] {"--busy-poll", "--no-progress"}) {
+        PerfOptions o = PerfOptions.parse(new String[] {"loopback", "send_lat", flag, wait});
+        assertTrue(o.runToCompletion());
+        assertTrue(o.loopbackServer().runToCompletion());
+        assertTrue(o.loopbackClient(1).runToCompletion());
+      }
+    }
+    UsageException writeLat = assertThrows(UsageException.class,
+        () -> PerfOptions.parse(new String[] {"write_lat", "--run-to-completion"}));
+    assertTrue(writeLat.getMessage().contains("applies to send_lat"), writeLat.getMessage());
+    UsageException events = assertThrows(UsageException.class,
+        () -> PerfOptions.parse(new String[] {"send_lat", "--run-to-completion", "-e"}));
+    assertTrue(events.getMessage().contains("exclude each other"), events.getMessage());
+    assertTrue(PerfOptions.USAGE.contains("--run-to-completion"));
   }
 
   @Test
