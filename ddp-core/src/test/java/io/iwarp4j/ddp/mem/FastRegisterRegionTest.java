@@ -195,6 +195,12 @@ class FastRegisterRegionTest {
         for (int spin = 0; spin < 10_000 && placed.get() == before; spin++) {
           Thread.onSpinWait();
         }
+        // The first round waits (bounded) until the placer has run at all: on a loaded machine
+        // it may not be scheduled within the spin, and then the race would not be exercised.
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (i == 0 && placed.get() == before && System.nanoTime() < until) {
+          Thread.yield();
+        }
         if (i % 2 == 0) {
           assertTrue(fr.invalidate());
         } else {
