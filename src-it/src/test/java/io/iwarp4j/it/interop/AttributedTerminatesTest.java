@@ -84,9 +84,38 @@ class AttributedTerminatesTest {
         .startsWith("a bad CRC from siw not attributed"), "nothing attributed");
     assertTrue(judge(dir, BY_CRC, Set.of(), List.of(new long[] {0x8f8bc3ffL, 0xb33e85e0L}),
         T_CRC, F_CRC).startsWith("a bad CRC from siw not attributed"), "one bit off");
-    assertTrue(judge(dir, BY_CRC, Set.of(), List.of(RUN5), F_CRC).startsWith("not only"),
-        "a bad CRC line missing from the report");
+    assertTrue(judge(dir, BY_CRC, Set.of(), List.of(RUN5), F_CRC).startsWith("tshark saw 1"),
+        "tshark's bad CRC line missing from the report");
+    assertTrue(judge(dir, BY_CRC, Set.of(), List.of(RUN5), T_CRC).startsWith("not only"),
+        "the own framer's bad CRC line missing from the report");
     assertTrue(judge(dir, BY_CRC.replace("ours 0", "ours 1 {F_CRC_BAD=1}"), Set.of(),
         List.of(RUN5), T_CRC, F_CRC).startsWith("not only"), "a bad CRC of ours");
+  }
+
+  @Test
+  void tsharksOwnBadCrcsBesideAnAttributedTerminateAreNotThePeers(@TempDir Path dir)
+      throws Exception {
+    // Run 1 of 2026-11-27 05:14, port 7202: the verdict gave tshark's two T_CRC_BAD to its
+    // desynchronisation; the first version of the double-CRC rule counted them as the peer's.
+    String v = judge(dir, "ours 0 | peer 53 {S_PAD_NONZERO=26, F_PAD_NONZERO=26, I_TERMINATE=1}"
+        + " | capture 28 {T_CAPTURE=28} | cut by a reset 0 | tshark dissector bug 21"
+        + " {T_CRC_BAD=2, T_MALFORMED=4, T_UNDECODED=4, S_RDMAP_VERSION=2, S_DDP_RSVD=1,"
+        + " S_RDMAP_RSV=2, S_OPCODE_RESERVED=1, S_TAGGED_MISMATCH=1, S_PAD_NONZERO=4} | expected 0"
+        + " | expected, not seen 0 | unattributed 0 | verdict FAIL",
+        Set.of("perf-g2h-read_bw-65536"), List.of(),
+        "  [error] T_CRC_BAD stream=17 frame=5412 i->r: CRC check: 0xfc6791d0 (Bad CRC32, should"
+            + " be 0xcdc583c7)",
+        "  [error] T_CRC_BAD stream=17 frame=5414 i->r: CRC check: 0x107cddaa (Bad CRC32, should"
+            + " be 0x41a8f50e)",
+        "Terminate from the peer on stream 61 (row perf-g2h-read_bw-65536): Terminate 0/2/0x2"
+            + " (Layer/Error Type/Error Code as RFC 5040 §4.8 lays them out)");
+    assertTrue(v.startsWith("accepted: siw's CRC-error Terminates"), v);
+  }
+
+  @Test
+  void aPeersTsharkBadCrcMustBeAttributedToo(@TempDir Path dir) throws Exception {
+    String by = BY_CRC.replace("F_CRC_BAD=1, ", "").replace("peer 4", "peer 3");
+    assertTrue(judge(dir, by, Set.of(), List.of(RUN5), T_CRC).startsWith("accepted"), by);
+    assertTrue(judge(dir, by, Set.of(), List.of(), T_CRC).startsWith("tshark saw 1"), by);
   }
 }
