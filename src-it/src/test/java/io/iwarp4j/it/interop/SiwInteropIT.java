@@ -146,6 +146,11 @@ class SiwInteropIT {
     // Read once, on the first failed CRC-on perftest row, for all of them.
     Map<Integer, List<SplitTrailerEvidence.Segment>> segments = null;
     String segmentsError = null;
+    // The segments siw sent on those ports, read only when a row has no 'crc error' line.
+    Map<Integer, List<SplitTrailerEvidence.Segment>> fromGuest = null;
+    // The wrong CRCs (on the wire, computed) the judge attributed to siw's double CRC: the wire
+    // check's F_CRC_BAD/T_CRC_BAD findings for exactly these are excused.
+    List<long[]> doubleCrcs = new ArrayList<>();
     int p2pRows = 0;
     int streamRows = 0;
     int rpingRows = 0;
@@ -167,7 +172,7 @@ class SiwInteropIT {
         long t0 = System.nanoTime();
         if (segments == null) {
           try {
-            segments = failedRowSegments(out, rows);
+            segments = failedRowSegments(out, rows, true);
           } catch (IOException e) {
             segmentsError = "the guest link's capture could not be read: " + e.getMessage();
             segments = Map.of();
@@ -176,19 +181,39 @@ class SiwInteropIT {
         SplitTrailerEvidence.Verdict v = segmentsError != null
             ? new SplitTrailerEvidence.Verdict(false, List.of(segmentsError))
             : splitTrailerVerdict(out, r[0], segments);
+        String text = v.text();
+        boolean isAttributed = v.attributed();
+        if (!isAttributed && segmentsError == null && !loggedCrcError(out, r[0])) {
+          // No 'crc error' line: siw did not reject our FPDU; did we reject one of siw's?
+          if (fromGuest == null) {
+            try {
+              fromGuest = failedRowSegments(out, rows, false);
+            } catch (IOException e) {
+              fromGuest = Map.of();
+              text += "; the guest link's capture could not be read for siw's FPDUs: "
+                  + e.getMessage();
+            }
+          }
+          DoubleCrcEvidence.Verdict d = doubleCrcVerdict(out, r[0], fromGuest);
+          text = d.text();
+          isAttributed = d.attributed();
+          if (isAttributed) {
+            doubleCrcs.addAll(d.crcs());
+          }
+        }
         System.out.println("SiwInteropIT: judged " + r[0] + " in "
             + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
-        String line = r[0] + ": " + v.text();
+        String line = r[0] + ": " + text;
         System.out.println("SiwInteropIT: " + line);
         attributions.add(line);
-        if (!v.attributed()) {
-          failed.add(String.join(" | ", r) + " -- " + v.text());
+        if (!isAttributed) {
+          failed.add(String.join(" | ", r) + " -- " + text);
         } else {
           attributed.add(r[0]);
           excused++;
         }
       } else if (r[5].equals("FAIL") && r[0].equals("wirecheck")) {
-        String why = onlyAttributedTerminates(out, r[1], attributed);
+        String why = onlyAttributedTerminates(out, r[1], attributed, doubleCrcs);
         System.out.println("SiwInteropIT: " + r[1] + ": " + why);
         if (!why.startsWith("accepted")) {
           failed.add(String.join(" | ", r) + " -- " + why);
@@ -241,14 +266,18 @@ class SiwInteropIT {
   static final String SIW_CRC_TERMINATE = "Terminate 0/2/0x2 ";
 
   /**
-   * Whether a failed wire check failed only because siw sent its CRC-error Terminate on rows
-   * the judge attributed to siw's split-trailer bug ("accepted: ..."), or why not. Reads the
-   * check's report (wirecheck-PORT.txt): its "By sender" line must show nothing of ours, nothing
-   * unattributed, no unmet expectation and from the peer only its known PAD and Terminates, and
-   * every "Terminate from the peer" line must name an attributed row and siw's CRC-error code.
+   * Whether a failed wire check failed only on what the judge attributed to siw ("accepted:
+   * ..."), or why not. Reads the check's report (wirecheck-PORT.txt): its "By sender" line must
+   * show nothing of ours, nothing unattributed, no unmet expectation and from the peer only its
+   * known PAD, its Terminates and its bad CRCs; every "Terminate from the peer" line must name a
+   * row attributed to siw's split-trailer bug and siw's CRC-error code; when the peer has bad
+   * CRCs, every F_CRC_BAD line (the own framer's, all the peer's) and as many T_CRC_BAD lines as
+   * the peer's count of them must carry a wire CRC and a computed CRC the judge attributed to
+   * siw's double CRC over a payload ({@code doubleCrcs}: {wire, computed} pairs, 64 bits each).
+   * T_CRC_BAD lines the verdict gave to tshark's desynchronisation are not the peer's.
    */
   static String onlyAttributedTerminates(Path out, String portField,
-      java.util.Set<String> attributed) {
+      java.util.Set<String> attributed, List<long[]> doubleCrcs) {
     Path report = out.resolve("wirecheck-" + portField.replace("port ", "").trim() + ".txt");
     List<String> lines;
     try {
@@ -261,16 +290,22 @@ class SiwInteropIT {
         .compile("(ours|peer|unattributed|expected, not seen) (\\d+)(?: \\{([^}]*)\\})?")
         .matcher(by);
     int peerTerminates = 0;
+    int peerFramerBadCrcs = 0;
+    int peerTsharkBadCrcs = 0;
     while (m.find()) {
       boolean zero = m.group(2).equals("0");
       if (!m.group(1).equals("peer") && !zero) {
-        return "not only the peer's Terminates: " + by;
+        return "not only the peer's Terminates and bad CRCs: " + by;
       }
       if (m.group(1).equals("peer") && !zero) {
         for (String kv : m.group(3).split(", ")) {
           String[] c = kv.split("=");
           if (c[0].equals("I_TERMINATE")) {
             peerTerminates = Integer.parseInt(c[1]);
+          } else if (c[0].equals("F_CRC_BAD")) {
+            peerFramerBadCrcs = Integer.parseInt(c[1]);
+          } else if (c[0].equals("T_CRC_BAD")) {
+            peerTsharkBadCrcs = Integer.parseInt(c[1]);
           } else if (!c[0].endsWith("_PAD_NONZERO")) {
             return "the peer sent " + c[0] + ": " + by;
           }
@@ -279,8 +314,15 @@ class SiwInteropIT {
     }
     List<String> terminates = lines.stream()
         .filter(l -> l.startsWith("Terminate from the peer on ")).toList();
-    if (by.isEmpty() || peerTerminates == 0 || terminates.size() != peerTerminates) {
-      return "not only the peer's Terminates: " + by;
+    // The own framer's bad CRCs are all the peer's (it checks every FPDU of both directions;
+    // none of ours, checked above); tshark's T_CRC_BAD lines may include findings the verdict
+    // gave to tshark's desynchronisation, so the peer's count of them must be met by lines that
+    // are attributed, and the others are left to the verdict that demoted them.
+    List<String> badCrcs = peerFramerBadCrcs + peerTsharkBadCrcs == 0 ? List.of()
+        : lines.stream().filter(l -> l.contains("[error] F_CRC_BAD ")).toList();
+    if (by.isEmpty() || peerTerminates + peerFramerBadCrcs + peerTsharkBadCrcs == 0
+        || terminates.size() != peerTerminates || badCrcs.size() != peerFramerBadCrcs) {
+      return "not only the peer's Terminates and bad CRCs: " + by;
     }
     for (String t : terminates) {
       java.util.regex.Matcher row = java.util.regex.Pattern.compile("\\(row ([^)]+)\\): (.*)")
@@ -290,8 +332,60 @@ class SiwInteropIT {
         return "a Terminate from siw not on a row attributed to its split-trailer bug: " + t;
       }
     }
-    return "accepted: siw's CRC-error Terminates only on rows attributed to its split-trailer"
-        + " bug: " + String.join("; ", terminates);
+    for (String c : badCrcs) {
+      if (!attributedPair(c, doubleCrcs)) {
+        return "a bad CRC from siw not attributed to its double CRC over a payload: " + c.strip();
+      }
+    }
+    long tsharkAttributed = lines.stream().filter(l -> l.contains("[error] T_CRC_BAD ")
+        && attributedPair(l, doubleCrcs)).count();
+    if (tsharkAttributed < peerTsharkBadCrcs) {
+      return "tshark saw " + peerTsharkBadCrcs + " bad CRC(s) from siw, " + tsharkAttributed
+          + " of them attributed to its double CRC over a payload: " + by;
+    }
+    List<String> accepted = new ArrayList<>();
+    if (!terminates.isEmpty()) {
+      accepted.add("siw's CRC-error Terminates only on rows attributed to its split-trailer bug: "
+          + String.join("; ", terminates));
+    }
+    if (peerFramerBadCrcs + peerTsharkBadCrcs > 0) {
+      accepted.add("siw's bad CRCs only on FPDUs attributed to its double CRC over a payload ("
+          + peerFramerBadCrcs + " own framer, " + peerTsharkBadCrcs + " tshark): "
+          + badCrcs.stream().map(String::strip)
+          .collect(java.util.stream.Collectors.joining("; ")));
+    }
+    return "accepted: " + String.join("; ", accepted);
+  }
+
+  private static boolean attributedPair(String line, List<long[]> doubleCrcs) {
+    long[] pair = badCrcPair(line);
+    return pair != null && doubleCrcs.stream().anyMatch(d -> d[0] == pair[0] && d[1] == pair[1]);
+  }
+
+  private static final java.util.regex.Pattern OWN_FRAMER_CRC = java.util.regex.Pattern
+      .compile("CRC32c 0x([0-9a-f]{8}) on the wire, 0x([0-9a-f]{8}) computed");
+  private static final java.util.regex.Pattern TSHARK_CRC = java.util.regex.Pattern
+      .compile("CRC check: 0x([0-9a-f]{8}) \\(Bad CRC32, should be 0x([0-9a-f]{8})\\)");
+
+  /**
+   * {wire, computed} from a wire check's F_CRC_BAD line (the own framer: CRC values) or
+   * T_CRC_BAD line (tshark prints the four CRC octets read most significant first), or null.
+   */
+  static long[] badCrcPair(String line) {
+    java.util.regex.Matcher f = OWN_FRAMER_CRC.matcher(line);
+    if (line.contains(" F_CRC_BAD ") && f.find()) {
+      return new long[] {Long.parseLong(f.group(1), 16), Long.parseLong(f.group(2), 16)};
+    }
+    java.util.regex.Matcher t = TSHARK_CRC.matcher(line);
+    if (line.contains(" T_CRC_BAD ") && t.find()) {
+      return new long[] {swap(Long.parseLong(t.group(1), 16)),
+          swap(Long.parseLong(t.group(2), 16))};
+    }
+    return null;
+  }
+
+  private static long swap(long v) {
+    return Integer.reverseBytes((int) v) & 0xffffffffL;
   }
 
   /**
@@ -317,6 +411,32 @@ class SiwInteropIT {
     }
   }
 
+  /** Whether the guest logged a 'siw: crc error' line during the row (logs/ID-dmesg.txt). */
+  private static boolean loggedCrcError(Path out, String id) {
+    try {
+      return Files.readAllLines(out.resolve("logs").resolve(id + "-dmesg.txt"),
+          StandardCharsets.ISO_8859_1).stream().anyMatch(l -> l.contains("siw: crc error"));
+    } catch (IOException e) {
+      return true; // no log: bug 1's verdict above already says so
+    }
+  }
+
+  /**
+   * The evidence for a failed CRC-on perftest row whose guest logged no CRC error: the FPDUs
+   * siw sent on its port in the capture of the guest's link, and its kernel log lines.
+   */
+  private static DoubleCrcEvidence.Verdict doubleCrcVerdict(Path out, String id,
+      Map<Integer, List<SplitTrailerEvidence.Segment>> fromGuest) {
+    try {
+      List<String> dmesg = Files.readAllLines(out.resolve("logs").resolve(id + "-dmesg.txt"),
+          StandardCharsets.ISO_8859_1);
+      return DoubleCrcEvidence.judge(dmesg, fromGuest.getOrDefault(rowPort(out, id), List.of()));
+    } catch (IOException | RuntimeException e) {
+      return new DoubleCrcEvidence.Verdict(false, List.of("the evidence could not be read: "
+          + e), List.of());
+    }
+  }
+
   /** The port a perftest row ran on last (logs/ID-meta.txt). */
   private static int rowPort(Path out, String id) throws IOException {
     int port = 0;
@@ -335,7 +455,7 @@ class SiwInteropIT {
    * tshark cannot read is an IOException, reported for every such row).
    */
   private static Map<Integer, List<SplitTrailerEvidence.Segment>> failedRowSegments(Path out,
-      List<String[]> rows) throws IOException, InterruptedException {
+      List<String[]> rows, boolean towardGuest) throws IOException, InterruptedException {
     List<Integer> ports = new ArrayList<>();
     for (String[] r : rows) {
       if (r.length >= 8 && r[5].equals("FAIL") && r[0].startsWith("perf-") && r[3].equals("on")) {
@@ -352,8 +472,9 @@ class SiwInteropIT {
     }
     long t0 = System.nanoTime();
     Map<Integer, List<SplitTrailerEvidence.Segment>> m =
-        SplitTrailerEvidence.segments(pcap, ports);
-    System.out.println("SiwInteropIT: read the guest link's segments of ports " + ports
+        SplitTrailerEvidence.segments(pcap, ports, towardGuest);
+    System.out.println("SiwInteropIT: read the guest link's segments "
+        + (towardGuest ? "toward" : "from") + " the guest of ports " + ports
         + " in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
     return m;
   }

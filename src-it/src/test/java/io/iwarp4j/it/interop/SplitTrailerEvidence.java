@@ -292,6 +292,15 @@ final class SplitTrailerEvidence {
    */
   static Map<Integer, List<Segment>> segments(Path pcap, List<Integer> ports)
       throws IOException, InterruptedException {
+    return segments(pcap, ports, true);
+  }
+
+  /**
+   * The TCP segments on each of {@code ports}, by the guest's port, toward the guest (what siw
+   * received) or from it (what siw sent, {@link DoubleCrcEvidence}), in one tshark pass.
+   */
+  static Map<Integer, List<Segment>> segments(Path pcap, List<Integer> ports, boolean towardGuest)
+      throws IOException, InterruptedException {
     Path out = Files.createTempFile("split-trailer-", ".txt");
     StringBuilder set = new StringBuilder();
     for (int port : new java.util.TreeSet<>(ports)) {
@@ -300,7 +309,8 @@ final class SplitTrailerEvidence {
     try {
       Process p = new ProcessBuilder("tshark", "-r", pcap.toString(), "-n",
           "--disable-protocol", "iwarp_mpa", "--disable-protocol", "iwarp_ddp_rdmap",
-          "-Y", "tcp.port in {" + set + "} && tcp.len > 0 && ip.dst == " + GUEST,
+          "-Y", "tcp.port in {" + set + "} && tcp.len > 0 && ip." + (towardGuest ? "dst" : "src")
+              + " == " + GUEST,
           "-T", "fields", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.stream",
           "-e", "tcp.seq", "-e", "tcp.payload")
           .redirectErrorStream(false).redirectOutput(out.toFile())

@@ -226,6 +226,11 @@ public final class WireCheckMain {
         // (CRC verdicts, header fields) is of octets that are no FPDU. The own framer framed
         // every FPDU of that direction and found every CRC good. Never applied to ours.
         who = "tshark dissector bug";
+      } else if (f.sender() != null && f.sender() != ours && desyncedByLostSegment(r, f, c)) {
+        // The capture missed a segment of the peer's direction (tcp.analysis.lost_segment) and
+        // tshark's reassembly lost the framing there; the own framer, which assembles by
+        // sequence number, framed every FPDU of that direction with every CRC good. Never ours.
+        who = "capture";
       } else if (c != null && f.sender() != null && c.resetBy().contains(f.sender().other())
           && (f.code() == Code.F_TRUNCATED
           || f.code() == Code.T_UNDECODED && onlyTruncated(r, f.stream(), f.sender()))) {
@@ -322,6 +327,29 @@ public final class WireCheckMain {
         && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame()
         && (g.code() == Code.T_MALFORMED || g.code() == Code.T_UNDECODED)
         && r.dissectorBugFrames().contains(g.frame()));
+  }
+
+  /**
+   * Whether {@code f} (as in {@link #desyncedByDissectorBug}) comes after the capture missed a
+   * segment in the same direction of the same stream ({@code T_CAPTURE} with
+   * {@code tcp.analysis.lost_segment}), while the own framer framed that direction with no
+   * framing or CRC error (the PAD aside) and checked its headers (W_TSHARK_LIMIT). Full-matrix
+   * run of 2026-11-27 05:27, port 7210-7249: siw's Read Responses of stream 61, a lost segment
+   * at frame 45733, then 40 "bad CRCs" and impossible header fields from tshark, which decoded
+   * 8258 FPDUs where the own framer framed 9200, every CRC good.
+   */
+  static boolean desyncedByLostSegment(WireReport r, Finding f, WireReport.Connection c) {
+    boolean tsharksFrame = (f.code() == Code.T_MALFORMED || f.code() == Code.T_UNDECODED)
+        && f.frame() >= 0;
+    if (c == null || !(f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_")
+        || tsharksFrame)
+        || c.ownFpdus()[f.sender().ordinal()] <= 0 || framingErrors(r, f.stream(), f.sender())
+        || !ownHeaderChecks(r, f.stream(), f.sender())) {
+      return false;
+    }
+    return r.findings().stream().anyMatch(g -> g.stream() == f.stream()
+        && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame()
+        && g.code() == Code.T_CAPTURE && g.message().contains("tcp.analysis.lost_segment"));
   }
 
   /** Whether the own framer checked the DDP/RDMAP headers of that direction (W_TSHARK_LIMIT). */

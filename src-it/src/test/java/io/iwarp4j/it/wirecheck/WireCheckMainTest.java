@@ -210,4 +210,42 @@ class WireCheckMainTest {
     assertEquals("h2g-7306-fetchadd", rows.rowOf(conn(1, 900, new long[] {-1, -1}, 101.3)));
     assertEquals(null, rows.rowOf(conn(1, 900, new long[] {-1, -1}, 102)));
   }
+
+  /** The 05:27 run's stream 61: a lost segment in the capture, no assertion, then tshark's junk. */
+  private static WireReport lostSegment(Sender desynced, boolean ownFramerCrcError,
+      String capture) {
+    List<Finding> f = new ArrayList<>();
+    f.add(new Finding(Code.T_CAPTURE, Level.ERROR, STREAM, 45733, desynced, capture));
+    f.add(new Finding(Code.T_CRC_BAD, Level.ERROR, STREAM, 45800, desynced, "CRC check"));
+    f.add(new Finding(Code.S_DDP_VERSION, Level.ERROR, STREAM, 45800, desynced, "DV=0"));
+    if (ownFramerCrcError) {
+      f.add(new Finding(Code.F_CRC_BAD, Level.ERROR, STREAM, 45800, desynced, "own framer"));
+    }
+    f.add(new Finding(Code.W_TSHARK_LIMIT, Level.WARNING, STREAM, -1, desynced,
+        "tshark left 1371000 undecoded; own framer: 9200 FPDUs, 0 framing errors"));
+    WireReport.Connection c = new WireReport.Connection(STREAM, 40000, null, null,
+        new int[] {200, 8258}, new int[] {200, 9200}, new long[] {9000, 9000}, Set.of());
+    return new WireReport("x.pcap", 7210, "tshark", List.of(c),
+        new WireReport.Totals(100, 99, 1, 0, 0, 1), Map.of(), Map.of(), f, Set.of());
+  }
+
+  @Test
+  void aPeersFindingsAfterASegmentTheCaptureLostOnACleanDirectionAreTheCaptures() {
+    Map<String, Map<Code, Integer>> by = WireCheckMain.bySender(lostSegment(Sender.RESPONDER,
+        false, "tcp.analysis.lost_segment"), Sender.INITIATOR);
+    assertTrue(by.get("peer").isEmpty(), by.toString());
+    assertEquals(Map.of(Code.T_CAPTURE, 1, Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1),
+        by.get("capture"), by.toString());
+    // Ours never; an own-framer CRC error keeps them the peer's; a mere retransmission is no
+    // lost segment.
+    assertEquals(Map.of(Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1), WireCheckMain.bySender(
+        lostSegment(Sender.INITIATOR, false, "tcp.analysis.lost_segment"), Sender.INITIATOR)
+        .get("ours"));
+    assertEquals(Map.of(Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1, Code.F_CRC_BAD, 1),
+        WireCheckMain.bySender(lostSegment(Sender.RESPONDER, true, "tcp.analysis.lost_segment"),
+        Sender.INITIATOR).get("peer"));
+    assertEquals(Map.of(Code.T_CRC_BAD, 1, Code.S_DDP_VERSION, 1), WireCheckMain.bySender(
+        lostSegment(Sender.RESPONDER, false, "tcp.analysis.retransmission"), Sender.INITIATOR)
+        .get("peer"));
+  }
 }
