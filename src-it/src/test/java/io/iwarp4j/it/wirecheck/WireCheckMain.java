@@ -315,18 +315,9 @@ public final class WireCheckMain {
    * that direction (W_TSHARK_LIMIT).
    */
   static boolean desyncedByDissectorBug(WireReport r, Finding f, WireReport.Connection c) {
-    boolean tsharksFrame = (f.code() == Code.T_MALFORMED || f.code() == Code.T_UNDECODED)
-        && f.frame() >= 0;
-    if (c == null || !(f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_")
-        || tsharksFrame)
-        || c.ownFpdus()[f.sender().ordinal()] <= 0 || framingErrors(r, f.stream(), f.sender())
-        || !ownHeaderChecks(r, f.stream(), f.sender())) {
-      return false;
-    }
-    return r.findings().stream().anyMatch(g -> g.stream() == f.stream()
-        && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame()
-        && (g.code() == Code.T_MALFORMED || g.code() == Code.T_UNDECODED)
-        && r.dissectorBugFrames().contains(g.frame()));
+    return ownFramerStandsFor(r, f, c) && afterInItsDirection(r, f,
+        g -> (g.code() == Code.T_MALFORMED || g.code() == Code.T_UNDECODED)
+            && r.dissectorBugFrames().contains(g.frame()));
   }
 
   /**
@@ -339,17 +330,29 @@ public final class WireCheckMain {
    * 8258 FPDUs where the own framer framed 9200, every CRC good.
    */
   static boolean desyncedByLostSegment(WireReport r, Finding f, WireReport.Connection c) {
+    return ownFramerStandsFor(r, f, c) && afterInItsDirection(r, f,
+        g -> g.code() == Code.T_CAPTURE && g.message().contains("tcp.analysis.lost_segment"));
+  }
+
+  /**
+   * Whether {@code f} is a tshark CRC verdict, header check or undissected frame in a direction
+   * the own framer framed (at least one FPDU) with no framing or CRC error and whose headers it
+   * checked: the precondition of both desync rules above.
+   */
+  private static boolean ownFramerStandsFor(WireReport r, Finding f, WireReport.Connection c) {
     boolean tsharksFrame = (f.code() == Code.T_MALFORMED || f.code() == Code.T_UNDECODED)
         && f.frame() >= 0;
-    if (c == null || !(f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_")
-        || tsharksFrame)
-        || c.ownFpdus()[f.sender().ordinal()] <= 0 || framingErrors(r, f.stream(), f.sender())
-        || !ownHeaderChecks(r, f.stream(), f.sender())) {
-      return false;
-    }
+    return c != null
+        && (f.code() == Code.T_CRC_BAD || f.code().name().startsWith("S_") || tsharksFrame)
+        && c.ownFpdus()[f.sender().ordinal()] > 0 && !framingErrors(r, f.stream(), f.sender())
+        && ownHeaderChecks(r, f.stream(), f.sender());
+  }
+
+  /** Whether a finding {@code cause} accepts came at or before {@code f}, in its direction. */
+  private static boolean afterInItsDirection(WireReport r, Finding f,
+      java.util.function.Predicate<Finding> cause) {
     return r.findings().stream().anyMatch(g -> g.stream() == f.stream()
-        && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame()
-        && g.code() == Code.T_CAPTURE && g.message().contains("tcp.analysis.lost_segment"));
+        && g.sender() == f.sender() && g.frame() >= 0 && g.frame() <= f.frame() && cause.test(g));
   }
 
   /** Whether the own framer checked the DDP/RDMAP headers of that direction (W_TSHARK_LIMIT). */
