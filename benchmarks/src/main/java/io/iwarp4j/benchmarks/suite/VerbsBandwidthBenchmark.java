@@ -290,7 +290,7 @@ public class VerbsBandwidthBenchmark {
    * The target of Sends: reposts every receive from the completion listener on the server's
    * event loop and returns credits to the sender with small RDMA Writes.
    */
-  static final class SendTarget implements io.iwarp4j.verbs.CompletionListener {
+  static final class SendTarget extends DrainingListener {
     private final int window;
     private final int size;
     private final long[] received;
@@ -298,7 +298,6 @@ public class VerbsBandwidthBenchmark {
     private final int[] creditsInFlight;
     private final long[] creditsSent;
     private final boolean[] skipped;
-    private final WorkCompletion[] wc = VerbsPair.completions(256);
     private final RecvWorkRequest recv = new RecvWorkRequest(1);
     private final SendWorkRequest creditWr = new SendWorkRequest(1);
     private QueuePair[] qps;
@@ -311,6 +310,7 @@ public class VerbsBandwidthBenchmark {
     private volatile String failure;
 
     SendTarget(int n, int window, int size) {
+      super(256);
       this.window = window;
       this.size = size;
       received = new long[n];
@@ -365,22 +365,8 @@ public class VerbsBandwidthBenchmark {
       }
     }
 
-    private void drain(CompletionQueue cq) {
-      for (;;) {
-        int n;
-        while ((n = cq.poll(wc)) > 0) {
-          handle(n);
-        }
-        cq.requestNotify(false);
-        n = cq.poll(wc);
-        if (n == 0) {
-          return;
-        }
-        handle(n);
-      }
-    }
-
-    private void handle(int n) {
+    @Override
+    void handle(int n) {
       for (int k = 0; k < n; k++) {
         WorkCompletion c = wc[k];
         // A shared queue's receive names no queue pair: the completion's qp number does.

@@ -1,7 +1,6 @@
 package io.iwarp4j.benchmarks.suite;
 
 import io.iwarp4j.verbs.AccessFlags;
-import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.PollMode;
@@ -188,8 +187,7 @@ public class VerbsLatencyBenchmark {
   }
 
   /** The server side of SEND: answers each receive with a Send from its event loop. */
-  static final class Echo implements CompletionListener {
-    private final WorkCompletion[] wc = VerbsPair.completions(16);
+  static final class Echo extends DrainingListener {
     private final RecvWorkRequest recv = new RecvWorkRequest(1);
     private final SendWorkRequest send = new SendWorkRequest(1);
     private VerbsPair pair;
@@ -206,23 +204,12 @@ public class VerbsLatencyBenchmark {
       pair.serverCq.requestNotify(false);
     }
 
-    @Override
-    public void onCompletion(CompletionQueue cq) {
-      for (;;) {
-        int n;
-        while ((n = cq.poll(wc)) > 0) {
-          handle(n);
-        }
-        cq.requestNotify(false);
-        n = cq.poll(wc);
-        if (n == 0) {
-          return;
-        }
-        handle(n);
-      }
+    Echo() {
+      super(16);
     }
 
-    private void handle(int n) {
+    @Override
+    void handle(int n) {
       for (int k = 0; k < n; k++) {
         WorkCompletion c = wc[k];
         if (!c.isSuccess() || c.opcode() != WcOpcode.RECV) {

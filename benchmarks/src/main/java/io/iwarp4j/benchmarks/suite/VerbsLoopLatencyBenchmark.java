@@ -1,14 +1,12 @@
 package io.iwarp4j.benchmarks.suite;
 
 import io.iwarp4j.verbs.AccessFlags;
-import io.iwarp4j.verbs.CompletionListener;
 import io.iwarp4j.verbs.CompletionQueue;
 import io.iwarp4j.verbs.MemoryRegion;
 import io.iwarp4j.verbs.PollMode;
 import io.iwarp4j.verbs.QueuePair;
 import io.iwarp4j.verbs.RecvWorkRequest;
 import io.iwarp4j.verbs.SendWorkRequest;
-import io.iwarp4j.verbs.WorkCompletion;
 import io.iwarp4j.verbs.WorkRequestOpcode;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -99,8 +97,7 @@ public class VerbsLoopLatencyBenchmark {
   }
 
   /** The client side: each answer's completion reposts the receive and sends the next ping. */
-  static final class Driver implements CompletionListener {
-    private final WorkCompletion[] wc = VerbsPair.completions(16);
+  static final class Driver extends DrainingListener {
     private final RecvWorkRequest recv = new RecvWorkRequest(1);
     private final SendWorkRequest send = new SendWorkRequest(1);
     private QueuePair qp;
@@ -150,23 +147,12 @@ public class VerbsLoopLatencyBenchmark {
       qp.postSend(send.reset().opcode(WorkRequestOpcode.SEND).addSge(ping, 0, size));
     }
 
-    @Override
-    public void onCompletion(CompletionQueue cq) {
-      for (;;) {
-        int n;
-        while ((n = cq.poll(wc)) > 0) {
-          handle(n);
-        }
-        cq.requestNotify(false);
-        n = cq.poll(wc);
-        if (n == 0) {
-          return;
-        }
-        handle(n);
-      }
+    Driver() {
+      super(16);
     }
 
-    private void handle(int n) {
+    @Override
+    void handle(int n) {
       for (int k = 0; k < n; k++) {
         if (!wc[k].isSuccess()) {
           failure = "loop ping-pong: " + wc[k];
