@@ -1,12 +1,7 @@
 package io.iwarp4j.it.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -64,30 +59,11 @@ class NvmeofSiwInteropIT {
     }
     System.out.println("NvmeofSiwInteropIT: " + script + " -> " + out);
     long t0 = System.nanoTime();
-    Process p = pb.start();
-    if (!p.waitFor(35, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      fail("the NVMe-oF interop did not finish within 35 minutes; see " + out);
-    }
-    String log = Files.readString(out.resolve("suite.log"), StandardCharsets.UTF_8);
-    System.out.println(log);
+    LabScriptRun run = LabScriptRun.run(pb, out, 35, "the NVMe-oF siw interop");
     System.out.printf("NvmeofSiwInteropIT: %.0f s in all%n", (System.nanoTime() - t0) / 1e9);
-    int rc = p.exitValue();
-    if (rc == 3) {
-      String why = "NVMe-oF siw interop SKIPPED, infrastructure problem (not protocol): "
-          + lastLine(log, "INFRA:");
-      System.err.println("************ " + why);
-      if (System.getenv("CI") != null && log.contains("is not installed")) {
-        fail(why + " (CI must have every tool)");
-      }
-      assumeTrue(false, why);
-    }
-    assertFalse(rc == 2, "setup error: " + log);
-    Path tsv = out.resolve("results.tsv");
-    assertTrue(Files.exists(tsv), "no results.tsv; see " + out);
+    String log = run.log();
     Map<String, String> verdicts = new LinkedHashMap<>();
-    for (String line : Files.readAllLines(tsv, StandardCharsets.UTF_8)) {
-      String[] f = line.split("\t", -1);
+    for (String[] f : run.rows()) {
       if (f.length >= 2) {
         verdicts.put(f[0], f[1]);
       }
@@ -99,16 +75,6 @@ class NvmeofSiwInteropIT {
       }
     }
     assertEquals(List.of(), failed, "failed steps (logs in " + out + "): " + log);
-    assertEquals(0, rc, "run-nvmeof.sh exit status; see " + out);
-  }
-
-  private static String lastLine(String log, String marker) {
-    String found = "see the log";
-    for (String line : log.split("\n")) {
-      if (line.contains(marker)) {
-        found = line.substring(line.indexOf(marker));
-      }
-    }
-    return found;
+    assertEquals(0, run.exitStatus(), "run-nvmeof.sh exit status; see " + out);
   }
 }

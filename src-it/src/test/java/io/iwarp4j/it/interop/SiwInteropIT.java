@@ -1,10 +1,7 @@
 package io.iwarp4j.it.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -111,28 +108,9 @@ class SiwInteropIT {
         + (perftest ? 1200 * perfRepeat : 0) + 20 * p2p + (stream > 0 ? 300 : 0)));
     System.out.println("SiwInteropIT: " + script + " -> " + out + " (repeat " + repeat
         + ", race " + race + ")");
-    Process p = pb.start();
-    if (!p.waitFor(55, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      fail("the interop suite did not finish within 55 minutes; see " + out);
-    }
-    String log = Files.readString(out.resolve("suite.log"), StandardCharsets.UTF_8);
-    System.out.println(log);
-    int rc = p.exitValue();
-    if (rc == 3) {
-      String why = "siw interop suite SKIPPED, infrastructure problem (not protocol): "
-          + lastLine(log, "INFRA:");
-      System.err.println("************ " + why);
-      if (System.getenv("CI") != null && log.contains("is not installed")) {
-        fail(why + " (CI must have every tool)");
-      }
-      assumeTrue(false, why);
-    }
-    assertFalse(rc == 2, "setup error: " + log);
-    Path tsv = out.resolve("results.tsv");
-    assertTrue(Files.exists(tsv), "no results.tsv; see " + out);
-    List<String[]> rows = Files.readAllLines(tsv, StandardCharsets.UTF_8).stream()
-        .filter(l -> !l.isBlank()).map(l -> l.split("\t", -1)).toList();
+    LabScriptRun run = LabScriptRun.run(pb, out, 55, "the siw interop suite");
+    int rc = run.exitStatus();
+    List<String[]> rows = run.rows();
     if (Boolean.getBoolean("interop.updateDocs")) {
       updateDocs(root.resolve("docs/interop.md"), rows, out, repeat);
     }
@@ -505,16 +483,6 @@ class SiwInteropIT {
     }
     java.util.regex.Pattern p = java.util.regex.Pattern.compile(skip);
     return (int) PERF_IDS.stream().filter(id -> p.matcher(id).find()).count();
-  }
-
-  private static String lastLine(String log, String marker) {
-    String found = "see the suite log";
-    for (String line : log.split("\n")) {
-      if (line.contains(marker)) {
-        found = line.substring(line.indexOf(marker));
-      }
-    }
-    return found;
   }
 
   /** Replaces the generated block of docs/interop.md with these results. */
