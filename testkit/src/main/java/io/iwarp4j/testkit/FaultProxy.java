@@ -36,6 +36,11 @@ import java.util.Objects;
  *   proxy.reset();                              // both ends see a TCP RST
  * }
  * }</pre>
+ *
+ * <p>{@link #pauseAfter} cuts a direction's octet stream at a chosen octet: what arrives up to
+ * it goes out as one write of its own, the rest a pause later, so the receiver's TCP hands the
+ * two parts up as separate segments. That is what a peer's reassembly must survive: a header
+ * (or a trailer) split across segments, at exactly the octet the test names.
  */
 public final class FaultProxy implements AutoCloseable {
   /** Which way octets flow through the proxy. */
@@ -56,14 +61,20 @@ public final class FaultProxy implements AutoCloseable {
   private final Object lock = new Object();
   private final List<Link> links = new ArrayList<>();
   private final Map<Direction, Control> controls = new EnumMap<>(Direction.class);
+  /** Connections whose two directions have both ended; guarded by {@code lock}. */
+  private int ended;
   private volatile boolean closed;
 
   /** What the test set for one direction; guarded by {@code lock}. */
   private static final class Control {
     long delayNanos;
     boolean stalled;
-    /** Octets still to forward before stalling; -1 for no limit. */
+    /** Octets still to forward before stalling (or pausing); -1 for no limit. */
     long budget = -1;
+    /** When the budget runs out: pause this long instead of stalling; -1 to stall. */
+    long pauseNanos = -1;
+    /** A cut's pause is running; {@link #resume(Direction)} ends it early. */
+    boolean pausing;
     long forwarded;
   }
 
@@ -78,12 +89,14 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  private FaultProxy(InetSocketAddress target) throws IOException {
+  private FaultProxy(InetSocketAddress target, int port) throws IOException {
     this.target = Objects.requireNonNull(target, "target");
     for (Direction d : Direction.values()) {
       controls.put(d, new Control());
     }
-    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    server = new ServerSocket();
+    server.setReuseAddress(true);
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
     acceptor = new Thread(this::acceptLoop, "fault-proxy-accept-" + server.getLocalPort());
     acceptor.setDaemon(true);
     acceptor.start();
@@ -97,10 +110,27 @@ public final class FaultProxy implements AutoCloseable {
    * @throws UncheckedIOException if it cannot listen
    */
   public static FaultProxy to(InetSocketAddress target) {
+    return to(target, 0);
+  }
+
+  /**
+   * Starts a proxy listening on a chosen port of 127.0.0.1 (for a peer outside the test, such as
+   * a tool pointed at a fixed port) that forwards every connection it accepts to {@code target}.
+   *
+   * @param target where to forward to
+   * @param port the port to listen on, 0 for any free one
+   * @return the running proxy
+   * @throws IllegalArgumentException if the port is out of range
+   * @throws UncheckedIOException if it cannot listen there
+   */
+  public static FaultProxy to(InetSocketAddress target, int port) {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port " + port + " is out of range");
+    }
     try {
-      return new FaultProxy(target);
+      return new FaultProxy(target, port);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start a proxy to " + target, e);
+      throw new UncheckedIOException("cannot start a proxy to " + target + " on port " + port, e);
     }
   }
 
@@ -159,6 +189,7 @@ public final class FaultProxy implements AutoCloseable {
     }
     synchronized (lock) {
       Control c = controls.get(d);
+      c.pauseNanos = -1;
       if (octets == 0) {
         c.stalled = true;
       } else {
@@ -169,7 +200,36 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Forwards in direction {@code d} again, undoing {@link #stall} and {@link #stallAfter}.
+   * Cuts direction {@code d} after exactly {@code octets} more octets: forwards them (the last
+   * write ending exactly at the cut, with TCP_NODELAY so it leaves as a segment of its own),
+   * holds everything after the cut for {@code pause}, then forwards as before. The receiver
+   * reads the cut as a segment boundary: e.g. {@code pauseAfter(TO_TARGET, 18, 50 ms)} right
+   * before an FPDU splits its header after octet 18. Once only; a later call replaces a cut not
+   * yet reached, {@link #resume(Direction)} cancels it.
+   *
+   * @param d the direction
+   * @param octets how many more octets to forward before the cut, 1 or more
+   * @param pause how long to hold the rest, zero or more
+   * @return this
+   */
+  public FaultProxy pauseAfter(Direction d, long octets, Duration pause) {
+    if (octets < 1) {
+      throw new IllegalArgumentException("octets " + octets + " is not positive");
+    }
+    if (pause.isNegative()) {
+      throw new IllegalArgumentException("pause " + pause + " is negative");
+    }
+    synchronized (lock) {
+      Control c = controls.get(d);
+      c.budget = octets;
+      c.pauseNanos = pause.toNanos();
+    }
+    return this;
+  }
+
+  /**
+   * Forwards in direction {@code d} again, undoing {@link #stall} and {@link #stallAfter}, and
+   * cancelling a {@link #pauseAfter} cut not yet reached or ending its pause now.
    *
    * @param d the direction
    * @return this
@@ -179,6 +239,8 @@ public final class FaultProxy implements AutoCloseable {
       Control c = controls.get(d);
       c.stalled = false;
       c.budget = -1;
+      c.pauseNanos = -1;
+      c.pausing = false;
       lock.notifyAll();
     }
     return this;
@@ -232,6 +294,28 @@ public final class FaultProxy implements AutoCloseable {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           throw new AssertionError(links.size() + " of " + n + " connections within "
+              + timeout.toMillis() + " ms");
+        }
+        waitOn(left);
+      }
+    }
+  }
+
+  /**
+   * Waits until at least {@code n} of the connections the proxy accepted have ended: both
+   * directions saw end of stream, or the connection was closed or reset.
+   *
+   * @param n the number of connections
+   * @param timeout how long to wait
+   * @throws AssertionError if fewer end in time
+   */
+  public void awaitEnded(int n, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (lock) {
+      while (ended < n) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError(ended + " of " + n + " connections ended within "
               + timeout.toMillis() + " ms");
         }
         waitOn(left);
@@ -315,14 +399,25 @@ public final class FaultProxy implements AutoCloseable {
         links.add(link);
         lock.notifyAll();
       }
-      pump(accepted, outbound, Direction.TO_TARGET);
-      pump(outbound, accepted, Direction.FROM_TARGET);
+      int[] pumpsLeft = {2};
+      pump(accepted, outbound, Direction.TO_TARGET, pumpsLeft);
+      pump(outbound, accepted, Direction.FROM_TARGET, pumpsLeft);
     }
   }
 
-  private void pump(Socket from, Socket to, Direction d) {
-    Thread t = new Thread(() -> forward(from, to, d),
-        "fault-proxy-" + d + "-" + from.getLocalPort());
+  private void pump(Socket from, Socket to, Direction d, int[] pumpsLeft) {
+    Thread t = new Thread(() -> {
+      try {
+        forward(from, to, d);
+      } finally {
+        synchronized (lock) {
+          if (--pumpsLeft[0] == 0) {
+            ended++;
+            lock.notifyAll();
+          }
+        }
+      }
+    }, "fault-proxy-" + d + "-" + from.getLocalPort());
     t.setDaemon(true);
     t.start();
   }
@@ -365,16 +460,28 @@ public final class FaultProxy implements AutoCloseable {
           out.write(buf, pos, allowed);
           out.flush();
           pos += allowed;
+          long pause = -1;
           synchronized (lock) {
             c.forwarded += allowed;
             if (c.budget > 0) {
               c.budget -= allowed;
               if (c.budget == 0) {
                 c.budget = -1;
-                c.stalled = true;
+                if (c.pauseNanos >= 0) {
+                  pause = c.pauseNanos;
+                  c.pauseNanos = -1;
+                  c.pausing = true;
+                } else {
+                  c.stalled = true;
+                }
               }
             }
             lock.notifyAll();
+          }
+          if (pause >= 0) {
+            // The cut: what was just written leaves alone (TCP_NODELAY), the rest a pause later.
+            pauseFor(c, pause, from);
+            readAt = System.nanoTime();
           }
         }
       }
@@ -382,6 +489,18 @@ public final class FaultProxy implements AutoCloseable {
       // The connection was closed or reset, by the test or by an end: nothing left to forward.
       quietClose(from);
       quietClose(to);
+    }
+  }
+
+  /** Waits {@code nanos}, less when resumed or when the proxy or {@code from} is closed. */
+  private void pauseFor(Control c, long nanos, Socket from) {
+    long until = System.nanoTime() + nanos;
+    synchronized (lock) {
+      for (long left = nanos; left > 0 && c.pausing && !closed && !from.isClosed();
+          left = until - System.nanoTime()) {
+        waitOn(left);
+      }
+      c.pausing = false;
     }
   }
 
