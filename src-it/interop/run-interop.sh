@@ -16,7 +16,8 @@
 # Environment: JAR (default benchmarks/target/iwarp4j-benchmarks.jar), SCENARIOS ("matrix" default; "perftest" adds
 # iwarp-perf against perftest, CRC off and on; "p2p" P2P warm connections (P2P per RTR type,
 # default 100) with a kernel-log check; "stream" iwarp-ping --stream-after-rtr=STREAM (default
-# 1000) against ucmatose; "race"/"warmrace" measure siw's accept race), REPEAT (matrix repetitions, default 1), RACE (connections per race
+# 1000) against ucmatose; "race"/"warmrace" measure siw's accept race; "headercut" siw's
+# header-cut bug on purpose, two rows, also run with "perftest"), REPEAT (matrix repetitions, default 1), RACE (connections per race
 # measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900),
 # ONLY (an extended regex: run only the perftest rows whose id matches), SKIP (an extended regex:
 # leave out the perftest rows whose id matches), PERF_REPEAT (perftest
@@ -27,8 +28,9 @@ ROOT=$(cd "$HERE/../.." && pwd)
 LAB=$HERE/lab
 CHECKER_DIR=$ROOT/src-it/target/test-classes
 export JAR=${JAR:-$ROOT/benchmarks/target/iwarp4j-benchmarks.jar}
-# The checker's own framer prints with test-support's Hex, which needs Netty (in the tools' jar).
-CHECKER_CP=$CHECKER_DIR:$ROOT/test-support/target/classes:$JAR
+# The checker's own framer prints with test-support's Hex, which needs Netty (in the tools' jar);
+# the header-cut rows' proxy is testkit's FaultProxy.
+export CHECKER_CP=$CHECKER_DIR:$ROOT/test-support/target/classes:$ROOT/testkit/target/classes:$JAR
 export SCENARIOS=${SCENARIOS:-matrix} REPEAT=${REPEAT:-1} RACE=${RACE:-50} RACE_DELAYS=${RACE_DELAYS:-0 50}
 OUT=${1:-$ROOT/src-it/target/interop/run-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -37,6 +39,8 @@ say() { echo "[interop $(date -u +%H:%M:%S)] $*"; }
 [ -f "$JAR" ] || { say "SETUP: $JAR missing (mvn -pl benchmarks -am package)"; exit 2; }
 [ -f "$CHECKER_DIR/io/iwarp4j/it/wirecheck/WireCheckMain.class" ] \
   || { say "SETUP: the wire checker is not compiled (mvn -pl src-it -am test-compile)"; exit 2; }
+[ -f "$ROOT/testkit/target/classes/io/iwarp4j/testkit/FaultProxy.class" ] \
+  || { say "SETUP: testkit is not compiled (mvn -pl src-it -am test-compile)"; exit 2; }
 for tool in qemu-system-x86_64 socat tshark dumpcap bc ss; do
   command -v $tool >/dev/null 2>&1 || { say "INFRA: $tool is not installed"; exit 3; }
 done
@@ -57,7 +61,8 @@ sleep 0.5
 say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
 # With perftest rows, the guest's link is captured too (guest-link.pcap): SiwInteropIT's evidence
 # that a failed CRC-on row met siw's split-trailer bug (the segments as siw's TCP got them).
-case " $SCENARIOS " in *" perftest "*) export DUMP=$OUT/guest-link.pcap ;; esac
+# The header-cut rows (scenario headercut, and with perftest) need it for their verdict.
+case " $SCENARIOS " in *" perftest "*|*" headercut "*) export DUMP=$OUT/guest-link.pcap ;; esac
 # 7174/7200: rping (captured); 7210-7249/7202: perftest (captured; a port per h2g row and
 # retry, host/perftest.sh); 7176-7179/7201: the race
 # measurements (not captured).
@@ -89,7 +94,10 @@ for port in $ports; do
   # probes may get a Terminate from siw, the one siw sends for an opcode it lacks (2/0/0x6 in
   # RFC 5040's layout: siw's swapped nibbles); each must then be seen.
   allow=(); [ -s "$OUT/rows.tsv" ] && allow=(--rows "$OUT/rows.tsv")
-  for e in h2g-markers=reject h2g-7306-fetchadd=terminate:2/0/0x6 h2g-7306-imm=terminate:2/0/0x6; do
+  # The header-cut CRC row must get siw's Terminate for an MPA CRC error (0/2/0x2 as siw's
+  # swapped nibbles read).
+  for e in h2g-markers=reject h2g-7306-fetchadd=terminate:2/0/0x6 h2g-7306-imm=terminate:2/0/0x6 \
+      h2g-hdrcut-crc=terminate:0/2/0x2; do
     [ $port = 7174 ] && grep -q "^${e%%=*}"$'\t' "$OUT/rows.tsv" 2>/dev/null && allow+=(--expect "$e")
   done
   # On host -> guest ports our end is the MPA Initiator, on guest -> host ports the Responder;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # matrix.sh - host side of the iwarp4j interop suite, run by lab/boot.sh as HOST_CMD once
 # the siw guest is ready (env: OUTDIR, SHARE_OUT from boot.sh; JAR, REPEAT, RACE,
-# RACE_DELAYS, SCENARIOS from run-interop.sh). Drives the guest through the command queue of
+# RACE_DELAYS, SCENARIOS, CHECKER_CP, DUMP from run-interop.sh). Drives the guest through the command queue of
 # guest/runner.sh and writes one line per scenario to $OUTDIR/results.tsv:
 #   id  direction  scenario  crc  mode  result  seconds  detail
 # result is PASS, FAIL or (race measurements) a count "ok/total". The race measurements use
@@ -51,11 +51,11 @@ win_begin() { WIN_START=$(date +%s.%N); WIN_PORT=$1; }
 # A fresh single-shot rping -s in the guest (rping -s can hang after a broken connection:
 # docs/interop.md, siw finding §7.10), listening once `ss` shows it; slirp would otherwise
 # accept and reset.
-# guest_server [PORT]
+# guest_server [PORT [RPING-OPTIONS]]
 guest_server() {
-  local port=${1:-7174}
+  local port=${1:-7174} opts=${2:-}
   k=$((k + 1))
-  G "(rping -s -a 10.0.2.15 -p $port -v; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
+  G "(rping -s $opts -a 10.0.2.15 -p $port -v; echo \$? > srv-$k.rc) > srv-$k.log 2>&1 &
 echo \$! > srv-$k.pid
 for i in \$(seq 1 50); do ss -ltn | grep -q ':$port ' && exit 0; sleep 0.1; done
 sleep 1" 30
@@ -259,6 +259,66 @@ sleep 1" 30
   fi
 }
 
+# hdrcut_row ID CRC-OPTION: siw bug 4 on purpose (docs/interop.md, "Bug 4 reproduced in the
+# lab"): our iwarp-ping client toward rping -s -d in the guest through HeaderCutProxy on 7180,
+# which cuts our first FPDU (a Send of rping's 16-octet advertisement: 20 octets of MPA length
+# and DDP/RDMAP header) after header octet 18 and holds the rest HDRCUT_PAUSE ms (default 50).
+# The row's own loopback capture (the proxy -> hostfwd leg, port 7174) and the guest's link
+# capture (DUMP) go to HeaderCutCheck, which predicts what siw must do from our octets: with CRC,
+# exactly one 'siw: crc error. in: X, own Y' with X and Y as predicted; without, rping printing
+# our advertisement shifted by 2 octets. The row passes only on that exact evidence.
+HDRCUT_LISTEN=7180
+hdrcut_row() {
+  local id=$1 crcopt=$2 crc=off mode=nocrc cut=18
+  [ "$crcopt" = --crc ] && { crc=on; mode=crc; }
+  # Our first FPDU's stream offset: the MPA Request, 20 octets and the private data our client
+  # sends: 4 octets of RFC 6581 IRD/ORD (enhanced mode, no application data).
+  # (Not n: G numbers the guest's commands with it.)
+  local req=$((20 + 4))
+  local at=$((req + cut))
+  echo "hdrcut $id: MPA Request $req octets, first FPDU at stream offset $req, cut at stream offset $at (header octet $cut)"
+  dmesg_mark; local base=${DMESG_BASE:-0}
+  guest_server 7174 -d
+  dumpcap -i lo -f "tcp port 7174" -s 0 -P -w "$L/$id-lo.pcap" > "$L/$id-dumpcap.log" 2>&1 &
+  local cap=$!
+  for _ in $(seq 1 100); do grep -q "Capturing on" "$L/$id-dumpcap.log" && break; sleep 0.1; done
+  "$JAVA" -cp "$CHECKER_CP" io.iwarp4j.it.interop.HeaderCutProxy $HDRCUT_LISTEN 7174 $at \
+    "${HDRCUT_PAUSE:-50}" 120 > "$L/$id-proxy.out" 2>&1 &
+  local proxy=$!
+  for _ in $(seq 1 100); do ss -ltn | grep -q "127.0.0.1:$HDRCUT_LISTEN " && break; sleep 0.1; done
+  local since; since=$(date +%s.%N)
+  win_begin 7174
+  local t0; t0=$(date +%s.%N)
+  timeout 120 "${PING[@]}" -c -a 127.0.0.1 -p $HDRCUT_LISTEN -C 100 -vV "$crcopt" --timeout=10 \
+    > "$L/$id-client.out" 2> "$L/$id-client.err"
+  local rc=$?
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  guest_server_result; local src=$?
+  cp "$S/srv-$k.log" "$L/$id-rping-s.log" 2>/dev/null
+  for _ in $(seq 1 50); do kill -0 $proxy 2>/dev/null || break; sleep 0.1; done
+  kill $proxy 2>/dev/null; wait $proxy 2>/dev/null
+  sleep 1
+  kill -TERM $cap 2>/dev/null; wait $cap 2>/dev/null
+  dmesg_since "$base" "$L/$id-dmesg.txt"
+  "$JAVA" -cp "$CHECKER_CP" io.iwarp4j.it.interop.HeaderCutCheck "$mode" \
+    "$L/$id-lo.pcap" "${DUMP:-/nonexistent}" "$since" $cut "$L/$id-dmesg.txt" \
+    "$L/$id-rping-s.log" > "$L/$id-check.txt" 2>&1
+  local crc_rc=$?
+  local what; what="$(tr '\n' ' ' < "$L/$id-check.txt" | sed 's/ *$//'); client rc $rc: $(tail -1 "$L/$id-client.err" | cut -c1-200); rping -s rc $src: $(grep -v '^ping data' "$L/$id-rping-s.log" | tail -2 | tr '\n' ' ' | cut -c1-200)"
+  local verdict=FAIL; [ $crc_rc = 0 ] && verdict=PASS
+  row "$id" "iwarp4j client -> header-cut proxy -> siw rping -s -d" "first FPDU's header cut after octet $cut, pause ${HDRCUT_PAUSE:-50} ms" "$crc" client-server $verdict "$secs" "$what"
+}
+
+# The header-cut rows, once per run: with the headercut scenario and before the perftest rows
+# (whose traffic would otherwise fill the guest link's capture the check reads).
+HDRCUT_DONE=""
+run_headercut() {
+  [ -n "$HDRCUT_DONE" ] && return 0
+  HDRCUT_DONE=1
+  hdrcut_row h2g-hdrcut-crc --crc
+  hdrcut_row h2g-hdrcut-nocrc --no-crc
+}
+
 for scenario in ${SCENARIOS:-matrix}; do
   case $scenario in
     matrix)
@@ -331,7 +391,8 @@ for i in \$(seq 1 50); do ss -ltn | grep -q ':$wport ' && exit 0; sleep 0.1; don
       stream_row stream-p2pw write --crc 32
       stream_row stream-p2pr read --no-crc 1024
       ;;
-    perftest) run_perftest ;;
+    headercut) run_headercut ;;
+    perftest) run_headercut; run_perftest ;;
     perfread) run_perfread ;;
     *) echo "unknown scenario $scenario" ;;
   esac

@@ -43,7 +43,10 @@ import org.junit.jupiter.api.Timeout;
  * fails on any warning, BUG, oops or lockup in the guest's kernel log, but for the one benign
  * line host/matrix.sh names),
  * {@code interop.stream=N} ({@code iwarp-ping --stream-after-rtr=N} against rdma-core's
- * {@code ucmatose} server, Write RTR with CRC, Read RTR without). A failed CRC-on perftest row
+ * {@code ucmatose} server, Write RTR with CRC, Read RTR without),
+ * {@code interop.headerCut=true} (siw's header-cut bug on purpose: {@code h2g-hdrcut-crc} and
+ * {@code h2g-hdrcut-nocrc}, our client through {@link HeaderCutProxy}, judged by
+ * {@link HeaderCutCheck}; always with {@code interop.perftest}). A failed CRC-on perftest row
  * passes only when {@link SplitTrailerEvidence} attributes it to siw's split-trailer bug; each
  * attribution is printed with its evidence (and written to attributions.txt).
  * {@code interop.updateDocs=true} (writes the table into
@@ -82,6 +85,11 @@ class SiwInteropIT {
     if (perftest) {
       scenarios.add("perftest");
     }
+    // siw's header-cut bug on purpose (two rows); host/matrix.sh runs them with perftest too.
+    boolean headerCut = Boolean.getBoolean("interop.headerCut");
+    if (headerCut && !perftest) {
+      scenarios.add("headercut");
+    }
     int p2p = Integer.getInteger("interop.p2p", 0);
     if (p2p > 0) {
       scenarios.add("p2p");
@@ -105,6 +113,7 @@ class SiwInteropIT {
     env.put("P2P", Integer.toString(Math.max(p2p, 1)));
     env.put("STREAM", Integer.toString(Math.max(stream, 1)));
     env.put("TIMEOUT", Integer.toString(600 + 120 * repeat + 30 * race
+        + (headerCut || perftest ? 120 : 0)
         + (perftest ? 1200 * perfRepeat : 0) + 20 * p2p + (stream > 0 ? 300 : 0)));
     System.out.println("SiwInteropIT: " + script + " -> " + out + " (repeat " + repeat
         + ", race " + race + ")");
@@ -130,6 +139,7 @@ class SiwInteropIT {
     // check's F_CRC_BAD/T_CRC_BAD findings for exactly these are excused.
     List<long[]> doubleCrcs = new ArrayList<>();
     int p2pRows = 0;
+    int hdrcutRows = 0;
     int streamRows = 0;
     int rpingRows = 0;
     int perfRows = 0;
@@ -205,7 +215,11 @@ class SiwInteropIT {
           && !r[0].replaceFirst("-r[0-9]+$", "").matches(only)) {
         failed.add(String.join(" | ", r) + " (not selected by interop.only=" + only + ")");
       }
-      if (r[0].startsWith("p2p")) {
+      if (r[0].startsWith("h2g-hdrcut-")) {
+        // Rping-style rows that pass only on their exact evidence (HeaderCutCheck): printed.
+        hdrcutRows++;
+        System.out.println("SiwInteropIT: " + r[0] + " " + r[5] + ": " + r[7]);
+      } else if (r[0].startsWith("p2p")) {
         p2pRows++;
       } else if (r[0].startsWith("stream-")) {
         streamRows++;
@@ -223,6 +237,7 @@ class SiwInteropIT {
     assertTrue(failed.isEmpty(), "interop failures:\n" + String.join("\n", failed)
         + "\nlogs: " + out);
     assertEquals(p2p > 0 ? 2 : 0, p2pRows, "P2P warm-connection rows; see " + out);
+    assertEquals(headerCut || perftest ? 2 : 0, hdrcutRows, "header-cut rows; see " + out);
     assertEquals(stream > 0 ? 2 : 0, streamRows, "stream rows; see " + out);
     // 6 rping rows per repetition, the markers row and two RFC 7306 probes.
     assertEquals(only.isEmpty() ? 6 * repeat + 3 : 0, rpingRows, "rping rows; see " + out);

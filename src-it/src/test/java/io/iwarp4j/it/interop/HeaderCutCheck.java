@@ -1,0 +1,396 @@
+package io.iwarp4j.it.interop;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+/**
+ * The verdict of the siw lab's header-cut rows (host/matrix.sh, scenario {@code headercut}):
+ * our {@code iwarp-ping} client sent its first FPDU, a Send of rping's 16-octet buffer
+ * advertisement, through {@link HeaderCutProxy}, which cut the FPDU's 20-octet header (MPA
+ * length and DDP/RDMAP header) after octet CUT (18). Linux 6.1 siw's {@code siw_get_hdr()} copies
+ * the untagged header's octets after the first 16 as {@code min(hdr_len - 16, skb_new)} at a
+ * time whatever it already holds, so it takes {@code k = CUT - 16} payload octets as header:
+ *
+ * <ul>
+ *   <li>CRC on: it frames a payload of {@code P - k} octets, so its pad is
+ *       {@code (-(P - k)) & 3}; its CRC ({@code own}) runs over the FPDU's header and payload
+ *       (no pad) and the first {@code pad} octets of the wire's trailer; the CRC it reads
+ *       ({@code in}) is the trailer's octets from {@code pad} on, copied to the start of its
+ *       trailer buffer minus {@code pad} (the rest of the CRC field left as it was: zero for the
+ *       first FPDU). It logs {@code siw: crc error. in: IN, own OWN} and terminates.</li>
+ *   <li>CRC off: it places the payload's octets from {@code k} on at the start of the receive
+ *       buffer, and the buffer's last {@code k} octets are never written; the receive completes
+ *       with {@code 16 - k} octets. rdma-core 44's {@code rping -s} (the lab's) checks that length
+ *       first and prints {@code Received bogus data, size 14}; an rping without that check
+ *       prints, with {@code -d}, the advertisement shifted by {@code k}
+ *       ({@code Received rkey ... addr ... len ... from peer}). Either exact line passes.</li>
+ * </ul>
+ *
+ * <pre>
+ * java -cp ... io.iwarp4j.it.interop.HeaderCutCheck crc|nocrc LO.pcap GUEST-LINK.pcap SINCE CUT \
+ *     ROW-dmesg.txt RPING-S.log
+ * </pre>
+ *
+ * LO.pcap: the row's capture of the host's loopback (the proxy to qemu's hostfwd on 7174, one
+ * connection); GUEST-LINK.pcap: the guest's link (qemu's filter-dump); SINCE: the row's start
+ * (seconds since the epoch), to find its stream there. Prints the evidence, one line each, and
+ * a last line {@code PASS: ...} or {@code FAIL: ...}; exit 0 PASS, 1 FAIL, 2 usage or a capture
+ * tshark cannot read.
+ */
+final class HeaderCutCheck {
+  static final int PORT = 7174;
+  /** A Send's header: MPA length (2) and the untagged DDP/RDMAP header (18). */
+  static final int SEND_HDR = 20;
+  /** siw's first header step: a tagged header's 16 octets (MIN_DDP_HDR). */
+  static final int MIN_DDP_HDR = 16;
+  private static final byte[] REQ_KEY = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
+  private static final Pattern CRC_LINE =
+      Pattern.compile("siw: crc error\\. in: ([0-9a-f]{8}), own ([0-9a-f]{8})");
+  private static final Pattern RKEY_LINE =
+      Pattern.compile("Received rkey ([0-9a-f]+) addr ([0-9a-f]+) len (-?[0-9]+) from peer");
+  /** rdma-core 44's rping -s checks the length of what it received before it prints it. */
+  private static final Pattern BOGUS_LINE = Pattern.compile("Received bogus data, size (-?[0-9]+)");
+
+  /** One TCP segment: its stream, relative sequence number, octets. */
+  record Segment(int stream, long seq, byte[] payload) {
+  }
+
+  /** Our first FPDU as one direction's reassembled stream shows it. */
+  record FirstFpdu(int requestLength, int start, byte[] fpdu, List<Integer> cuts, boolean crc) {
+    int ulpduLength() {
+      return ((fpdu[0] & 0xff) << 8) | (fpdu[1] & 0xff);
+    }
+
+    int payloadLength() {
+      return ulpduLength() - (SEND_HDR - 2);
+    }
+
+    int pad() {
+      return (-payloadLength()) & 3;
+    }
+
+    byte[] payload() {
+      return Arrays.copyOfRange(fpdu, SEND_HDR, SEND_HDR + payloadLength());
+    }
+
+    byte[] trailer() {
+      return Arrays.copyOfRange(fpdu, SEND_HDR + payloadLength(), fpdu.length);
+    }
+
+    /** The RDMAP opcode (RFC 5040: the low nibble of the RDMAP control octet). */
+    int opcode() {
+      return fpdu[3] & 0x0f;
+    }
+
+    boolean tagged() {
+      return (fpdu[2] & 0x80) != 0;
+    }
+  }
+
+  /** What siw logs for the cut FPDU with CRC on: {in, own}, 32 bits each. */
+  record Predicted(long in, long own, int siwPad) {
+  }
+
+  private HeaderCutCheck() {
+  }
+
+  /**
+   * The first FPDU after the MPA Request in a stream toward the Responder, with the offsets in
+   * it where a segment began ({@code cuts}), or null when the stream does not start with a
+   * Request followed by one whole FPDU.
+   */
+  static FirstFpdu firstFpdu(byte[] d, List<Integer> segmentStarts) {
+    if (d.length < 20 || !Arrays.equals(Arrays.copyOf(d, 16), REQ_KEY)) {
+      return null;
+    }
+    boolean crc = (d[16] & 0x40) != 0;
+    int req = 20 + (((d[18] & 0xff) << 8) | (d[19] & 0xff));
+    if (req + 2 > d.length) {
+      return null;
+    }
+    int len = ((d[req] & 0xff) << 8) | (d[req + 1] & 0xff);
+    int end = req + 2 + len + ((-(2 + len)) & 3) + 4;
+    if (end > d.length || len < SEND_HDR - 2) {
+      return null;
+    }
+    List<Integer> cuts = new ArrayList<>();
+    for (int s : segmentStarts) {
+      if (s > req && s < end) {
+        cuts.add(s - req);
+      }
+    }
+    return new FirstFpdu(req, req, Arrays.copyOfRange(d, req, end), cuts, crc);
+  }
+
+  /**
+   * siw's logged pair for a Send FPDU whose header it received cut after octet {@code cut}
+   * (17-19) with the trailer in one piece, and the CRC field as the previous FPDU left it
+   * ({@code previousCrc}, wire order; zero for the first).
+   */
+  static Predicted predictCrc(FirstFpdu f, int cut, byte[] previousCrc) {
+    int k = cut - MIN_DDP_HDR;
+    int p = f.payloadLength();
+    int siwPad = (-(p - k)) & 3;
+    byte[] trailer = f.trailer();
+    // siw's trailer buffer: siwPad octets before its CRC field, the CRC field, room after it.
+    byte[] tbuf = new byte[3 + 4 + 8];
+    System.arraycopy(previousCrc, 0, tbuf, 3, 4);
+    int tb = 3 - siwPad;
+    System.arraycopy(trailer, 0, tbuf, tb, trailer.length);
+    CRC32C own = new CRC32C();
+    own.update(f.fpdu(), 0, SEND_HDR + p);
+    own.update(tbuf, tb, siwPad);
+    return new Predicted(le(tbuf, 3), own.getValue(), siwPad);
+  }
+
+  /** rping's receive buffer after siw placed the advertisement {@code k} octets early. */
+  static byte[] shiftedAdvertisement(byte[] advertisement, int k) {
+    byte[] recv = new byte[advertisement.length]; // rping's buffer: zero before the first Send
+    System.arraycopy(advertisement, k, recv, 0, advertisement.length - k);
+    return recv;
+  }
+
+  /** rping's debug line for an advertisement as rping reads it (rdma-core's rping.c). */
+  static String rpingLine(byte[] a) {
+    long addr = be(a, 0, 8);
+    long rkey = be(a, 8, 4);
+    int len = (int) be(a, 12, 4);
+    return String.format("Received rkey %x addr %x len %d from peer", rkey, addr, len);
+  }
+
+  static long le(byte[] b, int at) {
+    return (b[at] & 0xffL) | (b[at + 1] & 0xffL) << 8 | (b[at + 2] & 0xffL) << 16
+        | (b[at + 3] & 0xffL) << 24;
+  }
+
+  private static long be(byte[] b, int at, int n) {
+    long v = 0;
+    for (int i = 0; i < n; i++) {
+      v = v << 8 | (b[at + i] & 0xff);
+    }
+    return v;
+  }
+
+  /**
+   * The verdict's evidence lines; the last starts with PASS or FAIL.
+   *
+   * @param crc whether the row ran with CRC
+   * @param lo the row's loopback segments toward port 7174 (one stream)
+   * @param guest the guest link's segments toward the guest on port 7174 since the row began
+   * @param cut where the proxy cut the first FPDU
+   * @param dmesg the guest's kernel log lines of the row
+   * @param rping rping -s's output
+   */
+  static List<String> judge(boolean crc, List<Segment> lo, List<Segment> guest, int cut,
+      List<String> dmesg, List<String> rping) {
+    List<String> ev = new ArrayList<>();
+    List<String> fails = new ArrayList<>();
+    FirstFpdu ours = null;
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : byStream(lo).entrySet()) {
+      List<Integer> starts = new ArrayList<>();
+      FirstFpdu f = firstFpdu(SplitTrailerEvidence.reassemble(e.getValue(), starts), starts);
+      if (f != null) {
+        ours = f; // the last one: the row's capture holds one connection
+      }
+    }
+    if (ours == null) {
+      return fail(ev, "the row's loopback capture holds no MPA Request followed by an FPDU on"
+          + " port " + PORT);
+    }
+    ev.add("our first FPDU (loopback, proxy -> hostfwd): stream offset " + ours.start()
+        + " (MPA Request of " + ours.requestLength() + " octets: 20 + "
+        + (ours.requestLength() - 20) + " of private data), ULPDU_Length " + ours.ulpduLength()
+        + ", opcode " + ours.opcode() + (ours.tagged() ? " (tagged)" : " (untagged)")
+        + ", payload " + hex(ours.payload()) + ", trailer " + hex(ours.trailer())
+        + ", segment boundaries in it at " + ours.cuts());
+    if (ours.tagged() || ours.opcode() != 0x3 || ours.payloadLength() != 16) {
+      fails.add("the first FPDU is not an untagged Send of 16 octets");
+    }
+    if (ours.crc() != crc) {
+      fails.add("the Request asks for CRC " + (ours.crc() ? "on" : "off"));
+    }
+    if (!ours.cuts().equals(List.of(cut))) {
+      fails.add("the proxy's cut is not exactly one boundary after octet " + cut + " on the"
+          + " loopback");
+    }
+    // The same octets on the guest's link, from the row's start on.
+    FirstFpdu seen = null;
+    int seenStream = -1;
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : byStream(guest).entrySet()) {
+      List<Integer> starts = new ArrayList<>();
+      FirstFpdu f = firstFpdu(SplitTrailerEvidence.reassemble(e.getValue(), starts), starts);
+      if (f != null && f.requestLength() == ours.requestLength()
+          && Arrays.equals(f.fpdu(), ours.fpdu())) {
+        seen = f;
+        seenStream = e.getKey();
+      }
+    }
+    if (seen == null) {
+      return fail(ev, "no stream toward the guest on port " + PORT + " since the row began"
+          + " carries our Request and first FPDU (" + byStream(guest).size() + " streams)");
+    }
+    boolean cutSeen = seen.cuts().contains(cut);
+    ev.add("the guest's link, TCP stream " + seenStream + ": the same octets, segment boundaries"
+        + " in the first FPDU at " + seen.cuts() + (cutSeen ? ": its header cut after octet "
+        + cut + " reached the guest" : ": the cut after octet " + cut + " did NOT reach the"
+        + " guest as a segment boundary (slirp coalesced)"));
+    if (!cutSeen) {
+      fails.add("the guest did not get the header cut after octet " + cut);
+    }
+    int k = cut - MIN_DDP_HDR;
+    List<long[]> crcLines = new ArrayList<>();
+    for (String l : dmesg) {
+      Matcher m = CRC_LINE.matcher(l);
+      if (m.find()) {
+        crcLines.add(new long[] {Long.parseLong(m.group(1), 16), Long.parseLong(m.group(2), 16)});
+        ev.add("guest kernel: " + l.strip());
+      }
+    }
+    byte[] ad = ours.payload();
+    if (crc) {
+      Predicted p = predictCrc(ours, cut, new byte[4]);
+      ev.add(String.format("predicted for a header cut after octet %d (siw takes %d payload"
+          + " octets as header, frames %d of payload, pad %d): siw: crc error. in: %08x, own"
+          + " %08x", cut, k, ours.payloadLength() - k, p.siwPad(), p.in(), p.own()));
+      if (crcLines.size() != 1) {
+        fails.add(crcLines.size() + " 'siw: crc error' lines, not exactly one");
+      } else if (crcLines.get(0)[0] != p.in() || crcLines.get(0)[1] != p.own()) {
+        fails.add(String.format("logged in %08x, own %08x, not the predicted values",
+            crcLines.get(0)[0], crcLines.get(0)[1]));
+      } else {
+        ev.add("logged exactly as predicted");
+      }
+    } else {
+      String sent = rpingLine(ad);
+      String expected = rpingLine(shiftedAdvertisement(ad, k));
+      ev.add("our advertisement (rping's format): " + sent);
+      ev.add("predicted, shifted by " + k + " octets: " + expected);
+      String bogus = "Received bogus data, size " + (ad.length - k);
+      ev.add("predicted receive length: " + (ad.length - k) + " octets (" + bogus + ")");
+      String printed = null;
+      for (String l : rping) {
+        Matcher m = RKEY_LINE.matcher(l);
+        Matcher b = BOGUS_LINE.matcher(l);
+        if (m.find()) {
+          printed = m.group();
+          break;
+        } else if (b.find()) {
+          printed = b.group();
+          break;
+        }
+      }
+      ev.add("rping -s -d printed: " + (printed == null ? "neither line" : printed));
+      if (!crcLines.isEmpty()) {
+        fails.add("a 'siw: crc error' line with CRC off");
+      }
+      if (printed == null || !(printed.equals(expected) || printed.equals(bogus))) {
+        fails.add("rping printed neither the advertisement shifted by " + k + " nor the"
+            + " receive length " + (ad.length - k));
+      } else if (printed.equals(expected)) {
+        ev.add("rping printed exactly the shifted advertisement");
+      } else {
+        ev.add("siw completed our " + ad.length + "-octet Send as " + (ad.length - k)
+            + " octets, exactly as predicted (this rping checks the length before it prints the"
+            + " advertisement)");
+      }
+    }
+    if (!fails.isEmpty()) {
+      return fail(ev, String.join("; ", fails));
+    }
+    ev.add("PASS: siw took " + k + " payload octets as header after a header cut after octet "
+        + cut + (crc ? " and logged the predicted CRC error" : " and placed the Send "
+        + k + " octets early, silently short"));
+    return ev;
+  }
+
+  private static List<String> fail(List<String> ev, String why) {
+    ev.add("FAIL: " + why);
+    return ev;
+  }
+
+  private static String hex(byte[] b) {
+    return HexFormat.of().formatHex(b);
+  }
+
+  private static Map<Integer, TreeMap<Long, byte[]>> byStream(List<Segment> segments) {
+    List<SplitTrailerEvidence.Segment> s = new ArrayList<>();
+    for (Segment x : segments) {
+      s.add(new SplitTrailerEvidence.Segment(x.stream(), x.seq(), x.payload()));
+    }
+    return SplitTrailerEvidence.byStream(s);
+  }
+
+  /** The segments toward port {@code PORT} in a capture, optionally only to {@code dst}. */
+  static List<Segment> segments(Path pcap, String dst, double since)
+      throws IOException, InterruptedException {
+    Path out = Files.createTempFile("header-cut-", ".txt");
+    try {
+      String filter = "tcp.dstport == " + PORT + " && tcp.len > 0"
+          + (dst != null ? " && ip.dst == " + dst : "")
+          + (since > 0 ? " && frame.time_epoch >= " + String.format("%.6f", since) : "");
+      Process p = new ProcessBuilder("tshark", "-r", pcap.toString(), "-n",
+          "--disable-protocol", "iwarp_mpa", "--disable-protocol", "iwarp_ddp_rdmap",
+          "-Y", filter, "-T", "fields", "-e", "tcp.stream", "-e", "tcp.seq", "-e", "tcp.payload")
+          .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      if (!p.waitFor(10, TimeUnit.MINUTES)) {
+        p.destroyForcibly();
+        throw new IOException("tshark did not finish reading " + pcap);
+      }
+      if (p.exitValue() != 0) {
+        throw new IOException("tshark failed (" + p.exitValue() + ") reading " + pcap);
+      }
+      List<Segment> segs = new ArrayList<>();
+      for (String line : Files.readAllLines(out, StandardCharsets.US_ASCII)) {
+        String[] f = line.split("\t", -1);
+        if (f.length < 3 || f[2].isEmpty()) {
+          continue;
+        }
+        segs.add(new Segment(Integer.parseInt(f[0]), Long.parseLong(f[1]),
+            HexFormat.of().parseHex(f[2].replace(":", ""))));
+      }
+      return segs;
+    } finally {
+      Files.deleteIfExists(out);
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 7 || !(args[0].equals("crc") || args[0].equals("nocrc"))) {
+      System.err.println("usage: HeaderCutCheck crc|nocrc LO.pcap GUEST-LINK.pcap SINCE CUT"
+          + " ROW-dmesg.txt RPING-S.log");
+      System.exit(2);
+    }
+    List<String> ev;
+    try {
+      List<Segment> lo = segments(Path.of(args[1]), null, 0);
+      // qemu's filter-dump stamps frames with its virtual clock from a whole start second:
+      // up to a second or more before the host's clock. The content match picks the stream.
+      List<Segment> guest = segments(Path.of(args[2]), SplitTrailerEvidence.GUEST,
+          Double.parseDouble(args[3]) - 10);
+      ev = judge(args[0].equals("crc"), lo, guest, Integer.parseInt(args[4]),
+          readLines(Path.of(args[5])), readLines(Path.of(args[6])));
+    } catch (IOException e) {
+      System.out.println("FAIL: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    ev.forEach(System.out::println);
+    System.exit(ev.get(ev.size() - 1).startsWith("PASS") ? 0 : 1);
+  }
+
+  private static List<String> readLines(Path p) throws IOException {
+    return Files.exists(p) ? Files.readAllLines(p, StandardCharsets.ISO_8859_1) : List.of();
+  }
+}
