@@ -47,7 +47,8 @@ import java.util.zip.CRC32C;
  * connection); GUEST-LINK.pcap: the guest's link (qemu's filter-dump); SINCE: the row's start
  * (seconds since the epoch), to find its stream there. Prints the evidence, one line each, and
  * a last line {@code PASS: ...} or {@code FAIL: ...}; exit 0 PASS, 1 FAIL, 2 usage or a capture
- * tshark cannot read.
+ * tshark cannot read. With CRC, {@link SplitTrailerEvidence#judge} must also attribute the
+ * logged line to {@link SplitTrailerEvidence#BUG4} from the guest link's segments of the row.
  */
 final class HeaderCutCheck {
   static final int PORT = 7174;
@@ -271,6 +272,18 @@ final class HeaderCutCheck {
             crcLines.get(0)[0], crcLines.get(0)[1]));
       } else {
         ev.add("logged exactly as predicted");
+      }
+      // The suite's judge, on the same evidence, must name this form of the bug.
+      List<SplitTrailerEvidence.Segment> mine = new ArrayList<>();
+      for (Segment x : guest) {
+        if (x.stream() == seenStream) {
+          mine.add(new SplitTrailerEvidence.Segment(x.stream(), x.seq(), x.payload()));
+        }
+      }
+      SplitTrailerEvidence.Verdict v = SplitTrailerEvidence.judge(dmesg, mine);
+      ev.add("SplitTrailerEvidence: " + v.text());
+      if (!v.attributed() || !v.forms().contains(SplitTrailerEvidence.BUG4)) {
+        fails.add("SplitTrailerEvidence did not attribute it to " + SplitTrailerEvidence.BUG4);
       }
     } else {
       String sent = rpingLine(ad);
