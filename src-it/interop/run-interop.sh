@@ -17,7 +17,7 @@
 # iwarp-perf against perftest, CRC off and on; "p2p" P2P warm connections (P2P per RTR type,
 # default 100) with a kernel-log check; "stream" iwarp-ping --stream-after-rtr=STREAM (default
 # 1000) against ucmatose; "race"/"warmrace" measure siw's accept race; "headercut" siw's
-# header-cut bug on purpose, two rows, also run with "perftest"), REPEAT (matrix repetitions, default 1), RACE (connections per race
+# bugs 4 and 1 on purpose, four FPDU-cut rows, also run with "perftest"), REPEAT (matrix repetitions, default 1), RACE (connections per race
 # measurement, default 50), RACE_DELAYS (default "0 50"), TIMEOUT (VM seconds, default 900),
 # ONLY (an extended regex: run only the perftest rows whose id matches), SKIP (an extended regex:
 # leave out the perftest rows whose id matches), PERF_REPEAT (perftest
@@ -61,7 +61,8 @@ sleep 0.5
 say "booting the siw guest and running: $SCENARIOS (repeat $REPEAT)"
 # With perftest rows, the guest's link is captured too (guest-link.pcap): SiwInteropIT's evidence
 # that a failed CRC-on row met siw's split-trailer bug (the segments as siw's TCP got them).
-# The header-cut rows (scenario headercut, and with perftest) need it for their verdict.
+# The FPDU-cut rows (header and trailer; scenario headercut, and with perftest) need it for
+# their verdict.
 case " $SCENARIOS " in *" perftest "*|*" headercut "*) export DUMP=$OUT/guest-link.pcap ;; esac
 # 7174/7200: rping (captured); 7210-7249/7202: perftest (captured; a port per h2g row and
 # retry, host/perftest.sh); 7176-7179/7201: the race
@@ -94,10 +95,10 @@ for port in $ports; do
   # probes may get a Terminate from siw, the one siw sends for an opcode it lacks (2/0/0x6 in
   # RFC 5040's layout: siw's swapped nibbles); each must then be seen.
   allow=(); [ -s "$OUT/rows.tsv" ] && allow=(--rows "$OUT/rows.tsv")
-  # The header-cut CRC row must get siw's Terminate for an MPA CRC error (0/2/0x2 as siw's
-  # swapped nibbles read).
+  # The header-cut and trailer-cut CRC rows must get siw's Terminate for an MPA CRC error
+  # (0/2/0x2 as siw's swapped nibbles read).
   for e in h2g-markers=reject h2g-7306-fetchadd=terminate:2/0/0x6 h2g-7306-imm=terminate:2/0/0x6 \
-      h2g-hdrcut-crc=terminate:0/2/0x2; do
+      h2g-hdrcut-crc=terminate:0/2/0x2 h2g-trlcut-crc=terminate:0/2/0x2; do
     [ $port = 7174 ] && grep -q "^${e%%=*}"$'\t' "$OUT/rows.tsv" 2>/dev/null && allow+=(--expect "$e")
   done
   # On host -> guest ports our end is the MPA Initiator, on guest -> host ports the Responder;

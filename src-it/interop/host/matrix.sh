@@ -259,40 +259,48 @@ sleep 1" 30
   fi
 }
 
-# hdrcut_row ID CRC-OPTION: siw bug 4 on purpose (docs/interop.md, "Bug 4 reproduced in the
-# lab"): our iwarp-ping client toward rping -s -d in the guest through HeaderCutProxy on 7180,
-# which cuts our first FPDU (a Send of rping's 16-octet advertisement: 20 octets of MPA length
-# and DDP/RDMAP header) after header octet 18 and holds the rest HDRCUT_PAUSE ms (default 200:
-# 50 ms always sufficed on a quiet host; the margin is for a loaded one, where qemu's slirp
-# reading both parts at once would coalesce them).
+# cut_row ID CRC-OPTION KIND:OCTET: siw bugs 4 and 1 on purpose (docs/interop.md, "Bugs 1 and 4
+# reproduced in the lab"): our iwarp-ping client toward rping -s -d in the guest through
+# FpduCutProxy on 7180, which cuts our first FPDU (a Send of rping's 16-octet advertisement:
+# ULPDU_Length 34, 36 octets, pad 0, CRC 4) once, after octet OCTET of its header (header:18, bug
+# 4) or of its trailer (trailer:3, bug 1), and holds the rest CUT_PAUSE ms (default 200: 50 ms
+# always sufficed on a quiet host; the margin is for a loaded one, where qemu's slirp reading
+# both parts at once would coalesce them; HDRCUT_PAUSE is still honoured).
 # The row's own loopback capture (the proxy -> hostfwd leg, port 7174) and the guest's link
-# capture (DUMP) go to HeaderCutCheck, which predicts what siw must do from our octets: with CRC,
-# exactly one 'siw: crc error. in: X, own Y' with X and Y as predicted; without, the Send
-# completed 2 octets short (rdma-core 44's rping: 'Received bogus data, size 14'; an rping that
-# prints it anyway: our advertisement shifted by 2 octets). The row passes only on that evidence.
-HDRCUT_LISTEN=7180
-hdrcut_row() {
-  local id=$1 crcopt=$2 crc=off mode=nocrc cut=18
+# capture (DUMP) go to FpduCutCheck, which predicts what siw must do from our octets: with CRC,
+# exactly one 'siw: crc error. in: X, own Y' with X and Y as predicted, attributed to the bug's
+# form by SplitTrailerEvidence; without, for the header cut the Send completed 2 octets short
+# (rdma-core 44's rping: 'Received bogus data, size 14'; an rping that prints it anyway: our
+# advertisement shifted by 2 octets), for the trailer cut our advertisement as sent and, as the
+# h2g-nocrc row requires, every ping verified on both ends. The row passes only on that evidence.
+CUT_LISTEN=7180
+cut_row() {
+  local id=$1 crcopt=$2 where=$3 crc=off mode=nocrc
   [ "$crcopt" = --crc ] && { crc=on; mode=crc; }
+  local kind=${where%%:*} octet=${where#*:}
   # Our first FPDU's stream offset: the MPA Request, 20 octets and the private data our client
   # sends: 4 octets of RFC 6581 IRD/ORD (enhanced mode, no application data).
   # (Not n: G numbers the guest's commands with it.)
   local req=$((20 + 4))
-  local at=$((req + cut))
-  echo "hdrcut $id: MPA Request $req octets, first FPDU at stream offset $req, cut at stream offset $at (header octet $cut)"
+  # The cut's offset in that FPDU: a header octet, or a trailer octet after its 2 + 34 octets
+  # (FpduCutCheck fails the row if the FPDU on the wire is not that Send).
+  local off=$octet; [ "$kind" = trailer ] && off=$((36 + octet))
+  local at=$((req + off))
+  local pause=${CUT_PAUSE:-${HDRCUT_PAUSE:-200}}
+  echo "cut $id: MPA Request $req octets, first FPDU at stream offset $req, cut at stream offset $at ($kind octet $octet)"
   dmesg_mark; local base=${DMESG_BASE:-0}
   guest_server 7174 -d
   dumpcap -i lo -f "tcp port 7174" -s 0 -P -w "$L/$id-lo.pcap" > "$L/$id-dumpcap.log" 2>&1 &
   local cap=$!
   for _ in $(seq 1 100); do grep -q "Capturing on" "$L/$id-dumpcap.log" && break; sleep 0.1; done
-  "$JAVA" -cp "$CHECKER_CP" io.iwarp4j.it.interop.HeaderCutProxy $HDRCUT_LISTEN 7174 $at \
-    "${HDRCUT_PAUSE:-200}" 120 > "$L/$id-proxy.out" 2>&1 &
+  "$JAVA" -cp "$CHECKER_CP" io.iwarp4j.it.interop.FpduCutProxy $CUT_LISTEN 7174 $at \
+    "$pause" 120 > "$L/$id-proxy.out" 2>&1 &
   local proxy=$!
-  for _ in $(seq 1 100); do ss -ltn | grep -q "127.0.0.1:$HDRCUT_LISTEN " && break; sleep 0.1; done
+  for _ in $(seq 1 100); do ss -ltn | grep -q "127.0.0.1:$CUT_LISTEN " && break; sleep 0.1; done
   local since; since=$(date +%s.%N)
   win_begin 7174
   local t0; t0=$(date +%s.%N)
-  timeout 120 "${PING[@]}" -c -a 127.0.0.1 -p $HDRCUT_LISTEN -C 100 -vV "$crcopt" --timeout=10 \
+  timeout 120 "${PING[@]}" -c -a 127.0.0.1 -p $CUT_LISTEN -C 100 -vV "$crcopt" --timeout=10 \
     > "$L/$id-client.out" 2> "$L/$id-client.err"
   local rc=$?
   local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
@@ -303,23 +311,32 @@ hdrcut_row() {
   sleep 1
   kill -TERM $cap 2>/dev/null; wait $cap 2>/dev/null
   dmesg_since "$base" "$L/$id-dmesg.txt"
-  "$JAVA" -cp "$CHECKER_CP" io.iwarp4j.it.interop.HeaderCutCheck "$mode" \
-    "$L/$id-lo.pcap" "${DUMP:-/nonexistent}" "$since" $cut "$L/$id-dmesg.txt" \
+  "$JAVA" -cp "$CHECKER_CP" io.iwarp4j.it.interop.FpduCutCheck "$mode" \
+    "$L/$id-lo.pcap" "${DUMP:-/nonexistent}" "$since" "$where" "$L/$id-dmesg.txt" \
     "$L/$id-rping-s.log" > "$L/$id-check.txt" 2>&1
   local crc_rc=$?
-  local what; what="$(tr '\n' ' ' < "$L/$id-check.txt" | sed 's/ *$//'); client rc $rc: $(tail -1 "$L/$id-client.err" | cut -c1-200); rping -s rc $src: $(grep -v '^ping data' "$L/$id-rping-s.log" | tail -2 | tr '\n' ' ' | cut -c1-200)"
+  local got; got=$(count '^ping data: rdma-ping-' "$L/$id-client.out")
+  local sgot; sgot=$(count '^server ping data: rdma-ping-' "$L/$id-rping-s.log")
+  local what; what="$(tr '\n' ' ' < "$L/$id-check.txt" | sed 's/ *$//'); client rc $rc, $got pings: $(tail -1 "$L/$id-client.err" | cut -c1-200); rping -s rc $src, $sgot pings: $(grep -v '^server ping data' "$L/$id-rping-s.log" | tail -2 | tr '\n' ' ' | cut -c1-200)"
   local verdict=FAIL; [ $crc_rc = 0 ] && verdict=PASS
-  row "$id" "iwarp4j client -> header-cut proxy -> siw rping -s -d" "first FPDU's header cut after octet $cut, pause ${HDRCUT_PAUSE:-200} ms" "$crc" client-server $verdict "$secs" "$what"
+  # Bug 1 without CRC is harmless: the whole exchange must complete, as in the h2g-nocrc row.
+  if [ "$kind" = trailer ] && [ $crc = off ] \
+      && ! { [ $rc = 0 ] && [ "$got" = 100 ] && [ $src = 0 ] && [ "$sgot" = 100 ]; }; then
+    verdict=FAIL; what="the rping exchange did not complete (100 pings verified on both ends): $what"
+  fi
+  row "$id" "iwarp4j client -> FPDU-cut proxy -> siw rping -s -d" "first FPDU's $kind cut after octet $octet, pause $pause ms" "$crc" client-server $verdict "$secs" "$what"
 }
 
-# The header-cut rows, once per run: with the headercut scenario and before the perftest rows
+# The FPDU-cut rows, once per run: with the headercut scenario and before the perftest rows
 # (whose traffic would otherwise fill the guest link's capture the check reads).
-HDRCUT_DONE=""
-run_headercut() {
-  [ -n "$HDRCUT_DONE" ] && return 0
-  HDRCUT_DONE=1
-  hdrcut_row h2g-hdrcut-crc --crc
-  hdrcut_row h2g-hdrcut-nocrc --no-crc
+CUT_DONE=""
+run_cuts() {
+  [ -n "$CUT_DONE" ] && return 0
+  CUT_DONE=1
+  cut_row h2g-hdrcut-crc --crc header:18
+  cut_row h2g-hdrcut-nocrc --no-crc header:18
+  cut_row h2g-trlcut-crc --crc trailer:3
+  cut_row h2g-trlcut-nocrc --no-crc trailer:3
 }
 
 for scenario in ${SCENARIOS:-matrix}; do
@@ -394,8 +411,8 @@ for i in \$(seq 1 50); do ss -ltn | grep -q ':$wport ' && exit 0; sleep 0.1; don
       stream_row stream-p2pw write --crc 32
       stream_row stream-p2pr read --no-crc 1024
       ;;
-    headercut) run_headercut ;;
-    perftest) run_headercut; run_perftest ;;
+    headercut) run_cuts ;;
+    perftest) run_cuts; run_perftest ;;
     perfread) run_perfread ;;
     *) echo "unknown scenario $scenario" ;;
   esac

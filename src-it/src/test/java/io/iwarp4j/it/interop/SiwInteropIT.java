@@ -44,9 +44,10 @@ import org.junit.jupiter.api.Timeout;
  * line host/matrix.sh names),
  * {@code interop.stream=N} ({@code iwarp-ping --stream-after-rtr=N} against rdma-core's
  * {@code ucmatose} server, Write RTR with CRC, Read RTR without),
- * {@code interop.headerCut=true} (siw's header-cut bug on purpose: {@code h2g-hdrcut-crc} and
- * {@code h2g-hdrcut-nocrc}, our client through {@link HeaderCutProxy}, judged by
- * {@link HeaderCutCheck}; always with {@code interop.perftest}). A failed CRC-on perftest row
+ * {@code interop.headerCut=true} (siw's header-cut and split-trailer bugs on purpose:
+ * {@code h2g-hdrcut-crc}, {@code h2g-hdrcut-nocrc}, {@code h2g-trlcut-crc} and
+ * {@code h2g-trlcut-nocrc}, our client through {@link FpduCutProxy}, judged by
+ * {@link FpduCutCheck}; always with {@code interop.perftest}). A failed CRC-on perftest row
  * passes only when {@link SplitTrailerEvidence} attributes it to siw's split-trailer bug; each
  * attribution is printed with its evidence (and written to attributions.txt).
  * {@code interop.updateDocs=true} (writes the table into
@@ -85,7 +86,8 @@ class SiwInteropIT {
     if (perftest) {
       scenarios.add("perftest");
     }
-    // siw's header-cut bug on purpose (two rows); host/matrix.sh runs them with perftest too.
+    // siw's header-cut and split-trailer bugs on purpose (two rows each); host/matrix.sh runs
+    // them with perftest too.
     boolean headerCut = Boolean.getBoolean("interop.headerCut");
     if (headerCut && !perftest) {
       scenarios.add("headercut");
@@ -113,7 +115,7 @@ class SiwInteropIT {
     env.put("P2P", Integer.toString(Math.max(p2p, 1)));
     env.put("STREAM", Integer.toString(Math.max(stream, 1)));
     env.put("TIMEOUT", Integer.toString(600 + 120 * repeat + 30 * race
-        + (headerCut || perftest ? 120 : 0)
+        + (headerCut || perftest ? 240 : 0)
         + (perftest ? 1200 * perfRepeat : 0) + 20 * p2p + (stream > 0 ? 300 : 0)));
     System.out.println("SiwInteropIT: " + script + " -> " + out + " (repeat " + repeat
         + ", race " + race + ")");
@@ -140,6 +142,7 @@ class SiwInteropIT {
     List<long[]> doubleCrcs = new ArrayList<>();
     int p2pRows = 0;
     int hdrcutRows = 0;
+    int trlcutRows = 0;
     int streamRows = 0;
     int rpingRows = 0;
     int perfRows = 0;
@@ -215,9 +218,13 @@ class SiwInteropIT {
           && !r[0].replaceFirst("-r[0-9]+$", "").matches(only)) {
         failed.add(String.join(" | ", r) + " (not selected by interop.only=" + only + ")");
       }
-      if (r[0].startsWith("h2g-hdrcut-")) {
-        // Rping-style rows that pass only on their exact evidence (HeaderCutCheck): printed.
-        hdrcutRows++;
+      if (r[0].startsWith("h2g-hdrcut-") || r[0].startsWith("h2g-trlcut-")) {
+        // Rping-style rows that pass only on their exact evidence (FpduCutCheck): printed.
+        if (r[0].startsWith("h2g-hdrcut-")) {
+          hdrcutRows++;
+        } else {
+          trlcutRows++;
+        }
         System.out.println("SiwInteropIT: " + r[0] + " " + r[5] + ": " + r[7]);
       } else if (r[0].startsWith("p2p")) {
         p2pRows++;
@@ -238,6 +245,7 @@ class SiwInteropIT {
         + "\nlogs: " + out);
     assertEquals(p2p > 0 ? 2 : 0, p2pRows, "P2P warm-connection rows; see " + out);
     assertEquals(headerCut || perftest ? 2 : 0, hdrcutRows, "header-cut rows; see " + out);
+    assertEquals(headerCut || perftest ? 2 : 0, trlcutRows, "trailer-cut rows; see " + out);
     assertEquals(stream > 0 ? 2 : 0, streamRows, "stream rows; see " + out);
     // 6 rping rows per repetition, the markers row and two RFC 7306 probes.
     assertEquals(only.isEmpty() ? 6 * repeat + 3 : 0, rpingRows, "rping rows; see " + out);

@@ -16,12 +16,15 @@ import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
 /**
- * The verdict of the siw lab's header-cut rows (host/matrix.sh, scenario {@code headercut}):
- * our {@code iwarp-ping} client sent its first FPDU, a Send of rping's 16-octet buffer
- * advertisement, through {@link HeaderCutProxy}, which cut the FPDU's 20-octet header (MPA
- * length and DDP/RDMAP header) after octet CUT (18). Linux 6.1 siw's {@code siw_get_hdr()} copies
- * the untagged header's octets after the first 16 as {@code min(hdr_len - 16, skb_new)} at a
- * time whatever it already holds, so it takes {@code k = CUT - 16} payload octets as header:
+ * The verdict of the siw lab's FPDU-cut rows (host/matrix.sh, scenario {@code headercut}): our
+ * {@code iwarp-ping} client sent its first FPDU, a Send of rping's 16-octet buffer advertisement
+ * (ULPDU_Length 34: 36 octets, pad 0, CRC 4), through {@link FpduCutProxy}, which cut it once,
+ * where the row's {@link Cut} says: {@code header:N} after octet N of its 20-octet header (MPA
+ * length and DDP/RDMAP header), {@code trailer:N} after octet N of its trailer (pad and CRC).
+ *
+ * <p>A header cut after octet 17-19 (bug 4): Linux 6.1 siw's {@code siw_get_hdr()} copies the
+ * untagged header's octets after the first 16 as {@code min(hdr_len - 16, skb_new)} at a time
+ * whatever it already holds, so it takes {@code k = N - 16} payload octets as header:
  *
  * <ul>
  *   <li>CRC on: it frames a payload of {@code P - k} octets, so its pad is
@@ -29,7 +32,8 @@ import java.util.zip.CRC32C;
  *       (no pad) and the first {@code pad} octets of the wire's trailer; the CRC it reads
  *       ({@code in}) is the trailer's octets from {@code pad} on, copied to the start of its
  *       trailer buffer minus {@code pad} (the rest of the CRC field left as it was: zero for the
- *       first FPDU). It logs {@code siw: crc error. in: IN, own OWN} and terminates.</li>
+ *       first FPDU). It logs {@code siw: crc error. in: IN, own OWN} and terminates; the suite's
+ *       {@link SplitTrailerEvidence} must attribute it to {@link SplitTrailerEvidence#BUG4}.</li>
  *   <li>CRC off: it places the payload's octets from {@code k} on at the start of the receive
  *       buffer, and the buffer's last {@code k} octets are never written; the receive completes
  *       with {@code 16 - k} octets. rdma-core 44's {@code rping -s} (the lab's) checks that length
@@ -38,19 +42,28 @@ import java.util.zip.CRC32C;
  *       ({@code Received rkey ... addr ... len ... from peer}). Either exact line passes.</li>
  * </ul>
  *
+ * <p>A trailer cut (bug 1): siw's {@code siw_get_trailer()} copies each part of the trailer to
+ * the start of its trailer buffer, so with CRC on the parts overlap: for a 3+1 cut of our CRC
+ * octets w0..w3 it reads w3 w1 w2 and the previous FPDU's last CRC octet (zero for the first),
+ * logs {@code in} as those four octets read little-endian, {@code own} = the right CRC, and
+ * terminates; {@link SplitTrailerEvidence} must attribute it to
+ * {@link SplitTrailerEvidence#BUG1}. With CRC off siw never reads the trailer's value: the Send
+ * arrives intact and {@code rping -s -d} prints our advertisement as sent (the row's script
+ * also requires the whole rping exchange, as the h2g-nocrc row does).
+ *
  * <pre>
- * java -cp ... io.iwarp4j.it.interop.HeaderCutCheck crc|nocrc LO.pcap GUEST-LINK.pcap SINCE CUT \
- *     ROW-dmesg.txt RPING-S.log
+ * java -cp ... io.iwarp4j.it.interop.FpduCutCheck crc|nocrc LO.pcap GUEST-LINK.pcap SINCE \
+ *     header:N|trailer:N ROW-dmesg.txt RPING-S.log
  * </pre>
  *
  * LO.pcap: the row's capture of the host's loopback (the proxy to qemu's hostfwd on 7174, one
  * connection); GUEST-LINK.pcap: the guest's link (qemu's filter-dump); SINCE: the row's start
- * (seconds since the epoch), to find its stream there. Prints the evidence, one line each, and
- * a last line {@code PASS: ...} or {@code FAIL: ...}; exit 0 PASS, 1 FAIL, 2 usage or a capture
- * tshark cannot read. With CRC, {@link SplitTrailerEvidence#judge} must also attribute the
- * logged line to {@link SplitTrailerEvidence#BUG4} from the guest link's segments of the row.
+ * (seconds since the epoch), to find its stream there. A bare N is {@code header:N}. Prints the
+ * evidence, one line each, and a last line {@code PASS: ...} or {@code FAIL: ...}; exit 0 PASS,
+ * 1 FAIL, 2 usage or a capture tshark cannot read. The cut must be the only segment boundary in
+ * our first FPDU on the loopback and must reach the guest's link.
  */
-final class HeaderCutCheck {
+final class FpduCutCheck {
   static final int PORT = 7174;
   /** A Send's header: MPA length (2) and the untagged DDP/RDMAP header (18). */
   static final int SEND_HDR = 20;
@@ -100,11 +113,56 @@ final class HeaderCutCheck {
     }
   }
 
+  /** Where the proxy cut our first FPDU: after octet {@code octet} of its header or trailer. */
+  record Cut(Kind kind, int octet) {
+    enum Kind {
+      /** The 20 octets of MPA length and DDP/RDMAP header (siw bug 4 after octets 17-19). */
+      HEADER,
+      /** Pad and CRC, from octet 2 + ULPDU_Length on (siw bug 1 inside it). */
+      TRAILER
+    }
+
+    Cut {
+      int max = kind == Kind.HEADER ? SEND_HDR : 4; // the advertisement's pad is 0
+      if (octet < 1 || octet >= max) {
+        throw new IllegalArgumentException("a " + kind.name().toLowerCase(java.util.Locale.ROOT)
+            + " cut after octet " + octet + " is not inside it (1.." + (max - 1) + ")");
+      }
+    }
+
+    /** {@code header:N} or {@code trailer:N}; a bare N is a header cut (the old argument). */
+    static Cut parse(String s) {
+      int colon = s.indexOf(':');
+      String kind = colon < 0 ? "header" : s.substring(0, colon);
+      int octet = Integer.parseInt(s.substring(colon + 1));
+      return switch (kind) {
+        case "header" -> new Cut(Kind.HEADER, octet);
+        case "trailer" -> new Cut(Kind.TRAILER, octet);
+        default -> throw new IllegalArgumentException("not a cut: " + s
+            + " (header:N or trailer:N)");
+      };
+    }
+
+    /** The cut's offset in the FPDU (its MPA length field's first octet is 0). */
+    int offsetIn(FirstFpdu f) {
+      return kind == Kind.HEADER ? octet : 2 + f.ulpduLength() + octet;
+    }
+
+    boolean header() {
+      return kind == Kind.HEADER;
+    }
+
+    @Override
+    public String toString() {
+      return kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + octet;
+    }
+  }
+
   /** What siw logs for the cut FPDU with CRC on: {in, own}, 32 bits each. */
   record Predicted(long in, long own, int siwPad) {
   }
 
-  private HeaderCutCheck() {
+  private FpduCutCheck() {
   }
 
   /**
@@ -156,6 +214,27 @@ final class HeaderCutCheck {
     return new Predicted(le(tbuf, 3), own.getValue(), siwPad);
   }
 
+  /**
+   * siw's logged pair for a Send FPDU whose header arrived whole and whose trailer (pad and
+   * CRC) it received cut after trailer octet {@code cut} (bug 1): siw_get_trailer() copies each
+   * part to the start of its trailer buffer ({@code pad} octets before its CRC field), so the
+   * second part lands on the first, and CRC octets no part reaches keep the previous FPDU's
+   * ({@code previousCrc}, wire order; zero for the first). {@code own} is the right CRC.
+   */
+  static Predicted predictTrailerCut(FirstFpdu f, int cut, byte[] previousCrc) {
+    int pad = f.pad();
+    byte[] trailer = f.trailer();
+    byte[] tbuf = new byte[3 + 4];
+    System.arraycopy(previousCrc, 0, tbuf, 3, 4);
+    int tb = 3 - pad;
+    System.arraycopy(trailer, 0, tbuf, tb, cut);
+    System.arraycopy(trailer, cut, tbuf, tb, trailer.length - cut);
+    CRC32C own = new CRC32C();
+    own.update(f.fpdu(), 0, SEND_HDR + f.payloadLength());
+    own.update(trailer, 0, pad);
+    return new Predicted(le(tbuf, 3), own.getValue(), pad);
+  }
+
   /** rping's receive buffer after siw placed the advertisement {@code k} octets early. */
   static byte[] shiftedAdvertisement(byte[] advertisement, int k) {
     byte[] recv = new byte[advertisement.length]; // rping's buffer: zero before the first Send
@@ -190,12 +269,13 @@ final class HeaderCutCheck {
    * @param crc whether the row ran with CRC
    * @param lo the row's loopback segments toward port 7174 (one stream)
    * @param guest the guest link's segments toward the guest on port 7174 since the row began
-   * @param cut where the proxy cut the first FPDU
+   * @param where where the proxy cut the first FPDU
    * @param dmesg the guest's kernel log lines of the row
    * @param rping rping -s's output
    */
-  static List<String> judge(boolean crc, List<Segment> lo, List<Segment> guest, int cut,
+  static List<String> judge(boolean crc, List<Segment> lo, List<Segment> guest, Cut where,
       List<String> dmesg, List<String> rping) {
+    int cut = where.octet();
     List<String> ev = new ArrayList<>();
     List<String> fails = new ArrayList<>();
     FirstFpdu ours = null;
@@ -222,9 +302,11 @@ final class HeaderCutCheck {
     if (ours.crc() != crc) {
       fails.add("the Request asks for CRC " + (ours.crc() ? "on" : "off"));
     }
-    if (!ours.cuts().equals(List.of(cut))) {
-      fails.add("the proxy's cut is not exactly one boundary after octet " + cut + " on the"
-          + " loopback");
+    int at = where.offsetIn(ours);
+    String what = (where.header() ? "header" : "trailer") + " cut after octet " + cut;
+    if (!ours.cuts().equals(List.of(at))) {
+      fails.add("the proxy's cut is not exactly one boundary at FPDU offset " + at + " (its "
+          + what + ") on the loopback");
     }
     // The same octets on the guest's link, from the row's start on.
     FirstFpdu seen = null;
@@ -242,13 +324,13 @@ final class HeaderCutCheck {
       return fail(ev, "no stream toward the guest on port " + PORT + " since the row began"
           + " carries our Request and first FPDU (" + byStream(guest).size() + " streams)");
     }
-    boolean cutSeen = seen.cuts().contains(cut);
+    boolean cutSeen = seen.cuts().contains(at);
     ev.add("the guest's link, TCP stream " + seenStream + ": the same octets, segment boundaries"
-        + " in the first FPDU at " + seen.cuts() + (cutSeen ? ": its header cut after octet "
-        + cut + " reached the guest" : ": the cut after octet " + cut + " did NOT reach the"
-        + " guest as a segment boundary (slirp coalesced)"));
+        + " in the first FPDU at " + seen.cuts() + (cutSeen ? ": its " + what + " (FPDU offset "
+        + at + ") reached the guest" : ": the " + what + " (FPDU offset " + at + ") did NOT"
+        + " reach the guest as a segment boundary (slirp coalesced)"));
     if (!cutSeen) {
-      fails.add("the guest did not get the header cut after octet " + cut);
+      fails.add("the guest did not get the " + what);
     }
     int k = cut - MIN_DDP_HDR;
     List<long[]> crcLines = new ArrayList<>();
@@ -261,10 +343,22 @@ final class HeaderCutCheck {
     }
     byte[] ad = ours.payload();
     if (crc) {
-      Predicted p = predictCrc(ours, cut, new byte[4]);
-      ev.add(String.format("predicted for a header cut after octet %d (siw takes %d payload"
-          + " octets as header, frames %d of payload, pad %d): siw: crc error. in: %08x, own"
-          + " %08x", cut, k, ours.payloadLength() - k, p.siwPad(), p.in(), p.own()));
+      Predicted p;
+      String form;
+      if (where.header()) {
+        p = predictCrc(ours, cut, new byte[4]);
+        form = SplitTrailerEvidence.BUG4;
+        ev.add(String.format("predicted for a header cut after octet %d (siw takes %d payload"
+            + " octets as header, frames %d of payload, pad %d): siw: crc error. in: %08x, own"
+            + " %08x", cut, k, ours.payloadLength() - k, p.siwPad(), p.in(), p.own()));
+      } else {
+        p = predictTrailerCut(ours, cut, new byte[4]);
+        form = SplitTrailerEvidence.BUG1;
+        ev.add(String.format("predicted for a trailer cut %d+%d (siw copies each part to the"
+            + " start of its trailer buffer, the CRC field zero before our first FPDU): siw: crc"
+            + " error. in: %08x, own %08x (own = the CRC on the wire, %s)", cut,
+            ours.trailer().length - cut, p.in(), p.own(), hex(ours.trailer())));
+      }
       if (crcLines.size() != 1) {
         fails.add(crcLines.size() + " 'siw: crc error' lines, not exactly one");
       } else if (crcLines.get(0)[0] != p.in() || crcLines.get(0)[1] != p.own()) {
@@ -282,16 +376,12 @@ final class HeaderCutCheck {
       }
       SplitTrailerEvidence.Verdict v = SplitTrailerEvidence.judge(dmesg, mine);
       ev.add("SplitTrailerEvidence: " + v.text());
-      if (!v.attributed() || !v.forms().contains(SplitTrailerEvidence.BUG4)) {
-        fails.add("SplitTrailerEvidence did not attribute it to " + SplitTrailerEvidence.BUG4);
+      if (!v.attributed() || !v.forms().contains(form)) {
+        fails.add("SplitTrailerEvidence did not attribute it to " + form);
       }
     } else {
       String sent = rpingLine(ad);
-      String expected = rpingLine(shiftedAdvertisement(ad, k));
       ev.add("our advertisement (rping's format): " + sent);
-      ev.add("predicted, shifted by " + k + " octets: " + expected);
-      String bogus = "Received bogus data, size " + (ad.length - k);
-      ev.add("predicted receive length: " + (ad.length - k) + " octets (" + bogus + ")");
       String printed = null;
       for (String l : rping) {
         Matcher m = RKEY_LINE.matcher(l);
@@ -304,27 +394,48 @@ final class HeaderCutCheck {
           break;
         }
       }
-      ev.add("rping -s -d printed: " + (printed == null ? "neither line" : printed));
       if (!crcLines.isEmpty()) {
         fails.add("a 'siw: crc error' line with CRC off");
       }
-      if (printed == null || !(printed.equals(expected) || printed.equals(bogus))) {
-        fails.add("rping printed neither the advertisement shifted by " + k + " nor the"
-            + " receive length " + (ad.length - k));
-      } else if (printed.equals(expected)) {
-        ev.add("rping printed exactly the shifted advertisement");
+      if (where.header()) {
+        String expected = rpingLine(shiftedAdvertisement(ad, k));
+        ev.add("predicted, shifted by " + k + " octets: " + expected);
+        String bogus = "Received bogus data, size " + (ad.length - k);
+        ev.add("predicted receive length: " + (ad.length - k) + " octets (" + bogus + ")");
+        ev.add("rping -s -d printed: " + (printed == null ? "neither line" : printed));
+        if (printed == null || !(printed.equals(expected) || printed.equals(bogus))) {
+          fails.add("rping printed neither the advertisement shifted by " + k + " nor the"
+              + " receive length " + (ad.length - k));
+        } else if (printed.equals(expected)) {
+          ev.add("rping printed exactly the shifted advertisement");
+        } else {
+          ev.add("siw completed our " + ad.length + "-octet Send as " + (ad.length - k)
+              + " octets, exactly as predicted (this rping checks the length before it prints"
+              + " the advertisement)");
+        }
       } else {
-        ev.add("siw completed our " + ad.length + "-octet Send as " + (ad.length - k)
-            + " octets, exactly as predicted (this rping checks the length before it prints the"
-            + " advertisement)");
+        // Without CRC siw reads the trailer's octets and ignores them: bug 1 is harmless.
+        ev.add("predicted: the advertisement as sent (siw ignores the trailer without CRC)");
+        ev.add("rping -s -d printed: " + (printed == null ? "neither line" : printed));
+        if (!sent.equals(printed)) {
+          fails.add("rping did not print our advertisement as sent");
+        } else {
+          ev.add("rping printed exactly our advertisement");
+        }
       }
     }
     if (!fails.isEmpty()) {
       return fail(ev, String.join("; ", fails));
     }
-    ev.add("PASS: siw took " + k + " payload octets as header after a header cut after octet "
-        + cut + (crc ? " and logged the predicted CRC error" : " and placed the Send "
-        + k + " octets early, silently short"));
+    if (where.header()) {
+      ev.add("PASS: siw took " + k + " payload octets as header after a header cut after octet "
+          + cut + (crc ? " and logged the predicted CRC error" : " and placed the Send "
+          + k + " octets early, silently short"));
+    } else {
+      ev.add("PASS: after a trailer cut " + cut + "+" + (ours.trailer().length - cut) + " siw "
+          + (crc ? "logged the predicted CRC error of bug 1 for a right CRC"
+          : "received the Send intact (without CRC the split trailer is harmless)"));
+    }
     return ev;
   }
 
@@ -381,7 +492,8 @@ final class HeaderCutCheck {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 7 || !(args[0].equals("crc") || args[0].equals("nocrc"))) {
-      System.err.println("usage: HeaderCutCheck crc|nocrc LO.pcap GUEST-LINK.pcap SINCE CUT"
+      System.err.println("usage: FpduCutCheck crc|nocrc LO.pcap GUEST-LINK.pcap SINCE"
+          + " header:N|trailer:N"
           + " ROW-dmesg.txt RPING-S.log");
       System.exit(2);
     }
@@ -392,7 +504,7 @@ final class HeaderCutCheck {
       // up to a second or more before the host's clock. The content match picks the stream.
       List<Segment> guest = segments(Path.of(args[2]), SplitTrailerEvidence.GUEST,
           Double.parseDouble(args[3]) - 10);
-      ev = judge(args[0].equals("crc"), lo, guest, Integer.parseInt(args[4]),
+      ev = judge(args[0].equals("crc"), lo, guest, Cut.parse(args[4]),
           readLines(Path.of(args[5])), readLines(Path.of(args[6])));
     } catch (IOException e) {
       System.out.println("FAIL: " + e.getMessage());
