@@ -62,6 +62,10 @@ import java.util.zip.CRC32C;
  * evidence, one line each, and a last line {@code PASS: ...} or {@code FAIL: ...}; exit 0 PASS,
  * 1 FAIL, 2 usage or a capture tshark cannot read. The cut must be the only segment boundary in
  * our first FPDU on the loopback and must reach the guest's link.
+ *
+ * <p>The closed-form prediction here and {@link SplitTrailerEvidence}'s replay of siw's receive
+ * steps are two derivations of the same bugs, kept apart on purpose: a row passes only when
+ * both agree with what siw logged, so an error in either one fails the row.
  */
 final class FpduCutCheck {
   static final int PORT = 7174;
