@@ -76,22 +76,11 @@ class CrcErrorProbeTest {
   }
 
   private static byte[] fpdu(int ulpduLength) {
-    java.io.ByteArrayOutputStream f = new java.io.ByteArrayOutputStream();
-    f.write(ulpduLength >> 8);
-    f.write(ulpduLength);
+    byte[] ulpdu = new byte[ulpduLength];
     for (int i = 0; i < ulpduLength; i++) {
-      f.write(i * 13 + 5);
+      ulpdu[i] = (byte) (i * 13 + 5);
     }
-    while (f.size() % 4 != 0) {
-      f.write(0);
-    }
-    CRC32C c = new CRC32C();
-    c.update(f.toByteArray());
-    long crc = c.getValue();
-    for (int i = 0; i < 4; i++) {
-      f.write((int) (crc >>> (8 * i)));
-    }
-    return f.toByteArray();
+    return TestFpdus.frame(ulpdu);
   }
 
   /** The 2+2 form of the send_bw case: 'own' over the FPDU and the first part's two octets. */

@@ -35,24 +35,16 @@ class SplitTrailerEvidenceTest {
   }
 
   private void fpdu(int ulpduLength) {
-    ByteArrayOutputStream f = new ByteArrayOutputStream();
-    f.write(ulpduLength >> 8);
-    f.write(ulpduLength);
+    byte[] ulpdu = new byte[ulpduLength];
     for (int i = 0; i < ulpduLength; i++) {
-      f.write(i * 7 + ulpduLength);
+      ulpdu[i] = (byte) (i * 7 + ulpduLength);
     }
-    while (f.size() % 4 != 0) {
-      f.write(0);
-    }
-    CRC32C c = new CRC32C();
-    c.update(f.toByteArray());
-    long crc = c.getValue();
-    for (int i = 0; i < 4; i++) {
-      f.write((int) (crc >>> (8 * i)));
-    }
-    stream.writeBytes(f.toByteArray());
+    byte[] f = TestFpdus.frame(ulpdu);
+    stream.writeBytes(f);
     fpduEnds.add(stream.size());
-    crcs.add(crc);
+    int at = f.length - 4;
+    crcs.add((f[at] & 0xffL) | (f[at + 1] & 0xffL) << 8 | (f[at + 2] & 0xffL) << 16
+        | (f[at + 3] & 0xffL) << 24);
   }
 
   /** The stream cut at these offsets into segments of TCP stream 3 (relative seq from 1). */
@@ -230,24 +222,12 @@ class SplitTrailerEvidenceTest {
     }
 
     private Wire fpdu(byte[] header, byte[] payload) {
-      int len = header.length + payload.length;
-      ByteArrayOutputStream f = new ByteArrayOutputStream();
-      f.write(len >> 8);
-      f.write(len);
-      f.writeBytes(header);
-      f.writeBytes(payload);
-      while (f.size() % 4 != 0) {
-        f.write(0);
-      }
-      CRC32C c = new CRC32C();
-      c.update(f.toByteArray());
-      long crc = c.getValue();
-      for (int i = 0; i < 4; i++) {
-        f.write((int) (crc >>> (8 * i)));
-      }
+      byte[] ulpdu = new byte[header.length + payload.length];
+      System.arraycopy(header, 0, ulpdu, 0, header.length);
+      System.arraycopy(payload, 0, ulpdu, header.length, payload.length);
       starts.add(out.size());
-      lengths.add(len);
-      out.writeBytes(f.toByteArray());
+      lengths.add(ulpdu.length);
+      out.writeBytes(TestFpdus.frame(ulpdu));
       return this;
     }
 
