@@ -1,5 +1,6 @@
 package io.iwarp4j.it.interop;
 
+import io.iwarp4j.it.interop.SplitTrailerEvidence.Segment;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,7 +11,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
@@ -73,17 +73,10 @@ final class FpduCutCheck {
   static final int SEND_HDR = 20;
   /** siw's first header step: a tagged header's 16 octets (MIN_DDP_HDR). */
   static final int MIN_DDP_HDR = 16;
-  private static final byte[] REQ_KEY = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
-  private static final Pattern CRC_LINE =
-      Pattern.compile("siw: crc error\\. in: ([0-9a-f]{8}), own ([0-9a-f]{8})");
   private static final Pattern RKEY_LINE =
       Pattern.compile("Received rkey ([0-9a-f]+) addr ([0-9a-f]+) len (-?[0-9]+) from peer");
   /** rdma-core 44's rping -s checks the length of what it received before it prints it. */
   private static final Pattern BOGUS_LINE = Pattern.compile("Received bogus data, size (-?[0-9]+)");
-
-  /** One TCP segment: its stream, relative sequence number, octets. */
-  record Segment(int stream, long seq, byte[] payload) {
-  }
 
   /** Our first FPDU as one direction's reassembled stream shows it. */
   record FirstFpdu(int requestLength, int start, byte[] fpdu, List<Integer> cuts, boolean crc) {
@@ -175,7 +168,7 @@ final class FpduCutCheck {
    * Request followed by one whole FPDU.
    */
   static FirstFpdu firstFpdu(byte[] d, List<Integer> segmentStarts) {
-    if (d.length < 20 || !Arrays.equals(Arrays.copyOf(d, 16), REQ_KEY)) {
+    if (d.length < 20 || !Arrays.equals(Arrays.copyOf(d, 16), SplitTrailerEvidence.REQ_KEY)) {
       return null;
     }
     boolean crc = (d[16] & 0x40) != 0;
@@ -215,7 +208,7 @@ final class FpduCutCheck {
     CRC32C own = new CRC32C();
     own.update(f.fpdu(), 0, SEND_HDR + p);
     own.update(tbuf, tb, siwPad);
-    return new Predicted(le(tbuf, 3), own.getValue(), siwPad);
+    return new Predicted(SplitTrailerEvidence.le(tbuf, 3), own.getValue(), siwPad);
   }
 
   /**
@@ -236,7 +229,7 @@ final class FpduCutCheck {
     CRC32C own = new CRC32C();
     own.update(f.fpdu(), 0, SEND_HDR + f.payloadLength());
     own.update(trailer, 0, pad);
-    return new Predicted(le(tbuf, 3), own.getValue(), pad);
+    return new Predicted(SplitTrailerEvidence.le(tbuf, 3), own.getValue(), pad);
   }
 
   /** rping's receive buffer after siw placed the advertisement {@code k} octets early. */
@@ -252,11 +245,6 @@ final class FpduCutCheck {
     long rkey = be(a, 8, 4);
     int len = (int) be(a, 12, 4);
     return String.format("Received rkey %x addr %x len %d from peer", rkey, addr, len);
-  }
-
-  static long le(byte[] b, int at) {
-    return (b[at] & 0xffL) | (b[at + 1] & 0xffL) << 8 | (b[at + 2] & 0xffL) << 16
-        | (b[at + 3] & 0xffL) << 24;
   }
 
   private static long be(byte[] b, int at, int n) {
@@ -283,7 +271,8 @@ final class FpduCutCheck {
     List<String> ev = new ArrayList<>();
     List<String> fails = new ArrayList<>();
     FirstFpdu ours = null;
-    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : byStream(lo).entrySet()) {
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e
+        : SplitTrailerEvidence.byStream(lo).entrySet()) {
       List<Integer> starts = new ArrayList<>();
       FirstFpdu f = firstFpdu(SplitTrailerEvidence.reassemble(e.getValue(), starts), starts);
       if (f != null) {
@@ -315,7 +304,8 @@ final class FpduCutCheck {
     // The same octets on the guest's link, from the row's start on.
     FirstFpdu seen = null;
     int seenStream = -1;
-    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e : byStream(guest).entrySet()) {
+    for (Map.Entry<Integer, TreeMap<Long, byte[]>> e
+        : SplitTrailerEvidence.byStream(guest).entrySet()) {
       List<Integer> starts = new ArrayList<>();
       FirstFpdu f = firstFpdu(SplitTrailerEvidence.reassemble(e.getValue(), starts), starts);
       if (f != null && f.requestLength() == ours.requestLength()
@@ -326,7 +316,8 @@ final class FpduCutCheck {
     }
     if (seen == null) {
       return fail(ev, "no stream toward the guest on port " + PORT + " since the row began"
-          + " carries our Request and first FPDU (" + byStream(guest).size() + " streams)");
+          + " carries our Request and first FPDU ("
+          + SplitTrailerEvidence.byStream(guest).size() + " streams)");
     }
     boolean cutSeen = seen.cuts().contains(at);
     ev.add("the guest's link, TCP stream " + seenStream + ": the same octets, segment boundaries"
@@ -339,7 +330,7 @@ final class FpduCutCheck {
     int k = cut - MIN_DDP_HDR;
     List<long[]> crcLines = new ArrayList<>();
     for (String l : dmesg) {
-      Matcher m = CRC_LINE.matcher(l);
+      Matcher m = SplitTrailerEvidence.CRC_LINE.matcher(l);
       if (m.find()) {
         crcLines.add(new long[] {Long.parseLong(m.group(1), 16), Long.parseLong(m.group(2), 16)});
         ev.add("guest kernel: " + l.strip());
@@ -372,10 +363,10 @@ final class FpduCutCheck {
         ev.add("logged exactly as predicted");
       }
       // The suite's judge, on the same evidence, must name this form of the bug.
-      List<SplitTrailerEvidence.Segment> mine = new ArrayList<>();
+      List<Segment> mine = new ArrayList<>();
       for (Segment x : guest) {
         if (x.stream() == seenStream) {
-          mine.add(new SplitTrailerEvidence.Segment(x.stream(), x.seq(), x.payload()));
+          mine.add(x);
         }
       }
       SplitTrailerEvidence.Verdict v = SplitTrailerEvidence.judge(dmesg, mine);
@@ -452,46 +443,17 @@ final class FpduCutCheck {
     return HexFormat.of().formatHex(b);
   }
 
-  private static Map<Integer, TreeMap<Long, byte[]>> byStream(List<Segment> segments) {
-    List<SplitTrailerEvidence.Segment> s = new ArrayList<>();
-    for (Segment x : segments) {
-      s.add(new SplitTrailerEvidence.Segment(x.stream(), x.seq(), x.payload()));
-    }
-    return SplitTrailerEvidence.byStream(s);
-  }
-
   /** The segments toward port {@code PORT} in a capture, optionally only to {@code dst}. */
   static List<Segment> segments(Path pcap, String dst, double since)
       throws IOException, InterruptedException {
-    Path out = Files.createTempFile("header-cut-", ".txt");
-    try {
-      String filter = "tcp.dstport == " + PORT + " && tcp.len > 0"
-          + (dst != null ? " && ip.dst == " + dst : "")
-          + (since > 0 ? " && frame.time_epoch >= " + String.format("%.6f", since) : "");
-      Process p = new ProcessBuilder("tshark", "-r", pcap.toString(), "-n",
-          "--disable-protocol", "iwarp_mpa", "--disable-protocol", "iwarp_ddp_rdmap",
-          "-Y", filter, "-T", "fields", "-e", "tcp.stream", "-e", "tcp.seq", "-e", "tcp.payload")
-          .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      if (!p.waitFor(10, TimeUnit.MINUTES)) {
-        p.destroyForcibly();
-        throw new IOException("tshark did not finish reading " + pcap);
-      }
-      if (p.exitValue() != 0) {
-        throw new IOException("tshark failed (" + p.exitValue() + ") reading " + pcap);
-      }
-      List<Segment> segs = new ArrayList<>();
-      for (String line : Files.readAllLines(out, StandardCharsets.US_ASCII)) {
-        String[] f = line.split("\t", -1);
-        if (f.length < 3 || f[2].isEmpty()) {
-          continue;
-        }
-        segs.add(new Segment(Integer.parseInt(f[0]), Long.parseLong(f[1]),
-            HexFormat.of().parseHex(f[2].replace(":", ""))));
-      }
-      return segs;
-    } finally {
-      Files.deleteIfExists(out);
+    List<Segment> segs = new ArrayList<>();
+    for (SplitTrailerEvidence.TcpPayload t : SplitTrailerEvidence.tcpPayloads(pcap,
+        "tcp.dstport == " + PORT + " && tcp.len > 0"
+        + (dst != null ? " && ip.dst == " + dst : "")
+        + (since > 0 ? " && frame.time_epoch >= " + String.format("%.6f", since) : ""))) {
+      segs.add(t.segment());
     }
+    return segs;
   }
 
   public static void main(String[] args) throws Exception {

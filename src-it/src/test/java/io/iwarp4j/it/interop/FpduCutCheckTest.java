@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.iwarp4j.it.interop.FpduCutCheck.Cut;
 import io.iwarp4j.it.interop.FpduCutCheck.FirstFpdu;
 import io.iwarp4j.it.interop.FpduCutCheck.Predicted;
-import io.iwarp4j.it.interop.FpduCutCheck.Segment;
+import io.iwarp4j.it.interop.SplitTrailerEvidence.Segment;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -120,7 +120,7 @@ class FpduCutCheckTest {
           }
           c.update(tbuf, 3 - pad, pad);
           long own = c.getValue();
-          long in = FpduCutCheck.le(tbuf, 3);
+          long in = SplitTrailerEvidence.le(tbuf, 3);
           return crc && own != in ? new Siw(in, own, placed) : new Siw(null, null, placed);
         }
       }
@@ -256,14 +256,14 @@ class FpduCutCheckTest {
       Predicted p = FpduCutCheck.predictTrailerCut(first(f, cut), k, new byte[4]);
       assertEquals(p.in(), s.in(), "in, trailer cut " + k);
       assertEquals(p.own(), s.own(), "own, trailer cut " + k);
-      assertEquals(FpduCutCheck.le(w, 0), p.own(), "own is the CRC on the wire, cut " + k);
+      assertEquals(SplitTrailerEvidence.le(w, 0), p.own(), "own is the CRC on the wire, cut " + k);
     }
     // 3+1: the second part's one octet lands on the first: in's octets are w3 w1 w2 00.
     Predicted p = FpduCutCheck.predictTrailerCut(first(f, 39), 3, new byte[4]);
-    assertEquals(FpduCutCheck.le(new byte[] {w[3], w[1], w[2], 0}, 0), p.in());
+    assertEquals(SplitTrailerEvidence.le(new byte[] {w[3], w[1], w[2], 0}, 0), p.in());
     // The previous FPDU's CRC octet shows through where no part reaches.
     p = FpduCutCheck.predictTrailerCut(first(f, 39), 3, new byte[] {1, 2, 3, 4});
-    assertEquals(FpduCutCheck.le(new byte[] {w[3], w[1], w[2], 4}, 0), p.in());
+    assertEquals(SplitTrailerEvidence.le(new byte[] {w[3], w[1], w[2], 4}, 0), p.in());
   }
 
   @Test

@@ -52,7 +52,7 @@ import java.util.zip.CRC32C;
 final class SplitTrailerEvidence {
   /** The guest's address on the lab's link: segments toward it are what siw received. */
   static final String GUEST = "10.0.2.15";
-  private static final Pattern CRC_LINE =
+  static final Pattern CRC_LINE =
       Pattern.compile("siw: crc error\\. in: ([0-9a-f]{8}), own ([0-9a-f]{8})");
   private static final Pattern WARN_OR_WORSE =
       Pattern.compile("^[a-z]+ *:(emerg|alert|crit|err|warn) *:");
@@ -61,7 +61,7 @@ final class SplitTrailerEvidence {
    * lab's virtio-net reports no speed. Benign, and the only warn line not counted against a row.
    */
   private static final Pattern BENIGN = Pattern.compile("\\] eth0 speed is unknown, defaulting to 1000$");
-  private static final byte[] REQ_KEY = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] REQ_KEY = "MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] REP_KEY = "MPA ID Rep Frame".getBytes(StandardCharsets.US_ASCII);
   /** siw's MIN_DDP_HDR: sizeof(struct iwarp_ctrl_tagged), MPA's length field included. */
   private static final int MIN_DDP_HDR = 16;
@@ -480,7 +480,8 @@ final class SplitTrailerEvidence {
     return i < starts.size() ? starts.get(i) : Integer.MAX_VALUE;
   }
 
-  private static long le(byte[] d, int at) {
+  /** Four octets from {@code at} read least significant first (siw's printing of a CRC). */
+  static long le(byte[] d, int at) {
     return (d[at] & 0xffL) | (d[at + 1] & 0xffL) << 8 | (d[at + 2] & 0xffL) << 16
         | (d[at + 3] & 0xffL) << 24;
   }
@@ -534,43 +535,60 @@ final class SplitTrailerEvidence {
    */
   static Map<Integer, List<Segment>> segments(Path pcap, List<Integer> ports, boolean towardGuest)
       throws IOException, InterruptedException {
-    Path out = Files.createTempFile("split-trailer-", ".txt");
     StringBuilder set = new StringBuilder();
     for (int port : new java.util.TreeSet<>(ports)) {
       set.append(set.length() == 0 ? "" : ",").append(port); // tshark 4.0: a comma list
     }
+    Map<Integer, List<Segment>> segs = new TreeMap<>();
+    for (TcpPayload t : tcpPayloads(pcap, "tcp.port in {" + set + "} && tcp.len > 0 && ip."
+        + (towardGuest ? "dst" : "src") + " == " + GUEST)) {
+      // The row's port: the guest's own (h2g, it listens) or the host's (g2h, 7202).
+      int port = ports.contains(t.srcPort()) ? t.srcPort() : t.dstPort();
+      segs.computeIfAbsent(port, k -> new ArrayList<>()).add(t.segment());
+    }
+    return segs;
+  }
+
+  /** One TCP segment with payload as tshark read it, with its two ports. */
+  record TcpPayload(int srcPort, int dstPort, Segment segment) {
+  }
+
+  /**
+   * The TCP segments with payload that match tshark's display {@code filter} in a capture, read
+   * with the iWARP dissectors off (so every payload is raw), in capture order.
+   *
+   * @throws IOException when tshark fails or takes more than 10 minutes: never an empty list
+   *     by mistake (a judge would then say "no FPDU carries own")
+   */
+  static List<TcpPayload> tcpPayloads(Path pcap, String filter)
+      throws IOException, InterruptedException {
+    Path out = Files.createTempFile("tcp-payloads-", ".txt");
     try {
       Process p = new ProcessBuilder("tshark", "-r", pcap.toString(), "-n",
           "--disable-protocol", "iwarp_mpa", "--disable-protocol", "iwarp_ddp_rdmap",
-          "-Y", "tcp.port in {" + set + "} && tcp.len > 0 && ip." + (towardGuest ? "dst" : "src")
-              + " == " + GUEST,
+          "-Y", filter,
           "-T", "fields", "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.stream",
           "-e", "tcp.seq", "-e", "tcp.payload")
-          .redirectErrorStream(false).redirectOutput(out.toFile())
-          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+          .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       if (!p.waitFor(10, TimeUnit.MINUTES)) {
         p.destroyForcibly();
         throw new IOException("tshark did not finish reading " + pcap + " within 10 minutes");
       }
       if (p.exitValue() != 0) {
-        // Never an empty capture by mistake: the judge would then say "no FPDU carries own".
         throw new IOException("tshark failed (" + p.exitValue() + ") reading " + pcap
-            + " with the filter for ports " + set);
+            + " with the filter " + filter);
       }
-      Map<Integer, List<Segment>> segs = new TreeMap<>();
+      List<TcpPayload> rows = new ArrayList<>();
       for (String line : Files.readAllLines(out, StandardCharsets.US_ASCII)) {
         String[] f = line.split("\t", -1);
         if (f.length < 5 || f[4].isEmpty()) {
           continue;
         }
-        // The row's port: the guest's own (h2g, it listens) or the host's (g2h, 7202).
-        int src = Integer.parseInt(f[0]);
-        int port = ports.contains(src) ? src : Integer.parseInt(f[1]);
-        segs.computeIfAbsent(port, k -> new ArrayList<>()).add(new Segment(
-            Integer.parseInt(f[2]), Long.parseLong(f[3]),
-            HexFormat.of().parseHex(f[4].replace(":", ""))));
+        rows.add(new TcpPayload(Integer.parseInt(f[0]), Integer.parseInt(f[1]),
+            new Segment(Integer.parseInt(f[2]), Long.parseLong(f[3]),
+                HexFormat.of().parseHex(f[4].replace(":", "")))));
       }
-      return segs;
+      return rows;
     } finally {
       Files.deleteIfExists(out);
     }
