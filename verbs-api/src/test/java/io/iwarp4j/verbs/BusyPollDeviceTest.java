@@ -124,16 +124,19 @@ class BusyPollDeviceTest {
       assertNotNull(request, "no connect request");
       request.accept(server, AcceptParams.builder().build()).get(T, TimeUnit.SECONDS);
       cf.get(T, TimeUnit.SECONDS);
+      loopIdle(client);
       CountersSnapshot before = device.counters(new CountersSnapshot());
       for (int i = 0; i < 3; i++) {
         server.postRecv(new RecvWorkRequest(1).wrId(100 + i).addSge(b, 0, 8));
         client.postSend(new SendWorkRequest(1).wrId(i).opcode(WorkRequestOpcode.SEND)
             .flags(SendFlags.SIGNALED).addSge(a, 0, 8));
         take(cq, 2);
+        loopIdle(client);
       }
       CountersSnapshot after = device.counters(new CountersSnapshot());
-      // Each round's Send was posted after the previous round's completions were taken, so after
-      // its drain task ran: at least one hand-off per round.
+      // Each round's Send was posted after the loop had run every task queued before (a drain
+      // the loop queued itself included, which a post finding it queued would not count): at
+      // least one hand-off per round.
       assertTrue(after.loopWakeUps() - before.loopWakeUps() >= 3, after.toString());
       assertTrue(after.pollerWakeUps() >= before.pollerWakeUps());
       CountersSnapshot qp = client.counters(new CountersSnapshot());
@@ -193,5 +196,15 @@ class BusyPollDeviceTest {
       }
     }
     return found;
+  }
+
+  /**
+   * Returns once the queue pair's loop has run every task queued on it before this call: a
+   * drain still queued or running would make the next post find it and hand off nothing.
+   */
+  private static void loopIdle(QueuePair qp) throws Exception {
+    CompletableFuture<Void> ran = new CompletableFuture<>();
+    qp.loop().execute(() -> ran.complete(null));
+    ran.get(T, TimeUnit.SECONDS);
   }
 }
